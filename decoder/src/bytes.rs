@@ -1,0 +1,65 @@
+//! Bounds-checked little-endian reads. Every read returns `None` (never panics) when
+//! it would leave the slice; validation turns that into a typed error, and after
+//! validation the sampling code's reads are in range by construction.
+
+use crate::error::{Error, Section};
+use crate::format::ALIGNMENT;
+
+/// Reads a little-endian `u32` at `offset`.
+#[inline]
+pub fn u32_at(bytes: &[u8], offset: usize) -> Option<u32> {
+    let end = offset.checked_add(4)?;
+    let b = bytes.get(offset..end)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Reads a little-endian `u16` at `offset`.
+#[inline]
+pub fn u16_at(bytes: &[u8], offset: usize) -> Option<u16> {
+    let end = offset.checked_add(2)?;
+    let b = bytes.get(offset..end)?;
+    Some(u16::from_le_bytes([b[0], b[1]]))
+}
+
+/// Reads a little-endian `f32` at `offset`.
+#[inline]
+pub fn f32_at(bytes: &[u8], offset: usize) -> Option<f32> {
+    u32_at(bytes, offset).map(f32::from_bits)
+}
+
+/// The `len` bytes at `offset`, checked to be inside `bytes` and 16-byte aligned.
+pub fn aligned_section(bytes: &[u8], offset: u32, len: u64, section: Section) -> Result<&[u8], Error> {
+    let offset = offset as usize;
+    if offset % ALIGNMENT != 0 {
+        return Err(Error::SectionMisaligned(section));
+    }
+    let len = usize::try_from(len).map_err(|_| Error::OutOfBounds(section))?;
+    let end = offset.checked_add(len).ok_or(Error::OutOfBounds(section))?;
+    bytes.get(offset..end).ok_or(Error::OutOfBounds(section))
+}
+
+/// Reads `bits` (0 to 32) bits starting at bit `bit_offset`, least significant bit
+/// first. Loads eight bytes at once; the format guarantees eight readable bytes past
+/// the last sample ([`crate::format::BIT_READ_SLACK`]). A read past the slice yields
+/// zero bits instead of panicking.
+#[inline]
+pub fn read_bits(bytes: &[u8], bit_offset: u64, bits: u8) -> u32 {
+    let Ok(byte) = usize::try_from(bit_offset >> 3) else {
+        return 0;
+    };
+    let shift = (bit_offset & 7) as u32;
+    let word = match byte.checked_add(8).and_then(|end| bytes.get(byte..end)) {
+        Some(b) => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        None => {
+            let mut tmp = [0u8; 8];
+            if let Some(tail) = bytes.get(byte..) {
+                for (t, s) in tmp.iter_mut().zip(tail) {
+                    *t = *s;
+                }
+            }
+            u64::from_le_bytes(tmp)
+        }
+    };
+    let mask = if bits >= 32 { u64::from(u32::MAX) } else { (1u64 << bits) - 1 };
+    ((word >> shift) & mask) as u32
+}

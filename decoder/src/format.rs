@@ -1,0 +1,230 @@
+//! The binary layout of an `.ossa` buffer: header, constants and limits.
+//!
+//! This module is the only thing the encoder and the decoder share (besides the
+//! dequantisation arithmetic in [`crate::quantization`]), in the spirit of ACL's
+//! strict compression/decompression split. `format-spec/` is the normative text; the
+//! constants here mirror it one for one.
+
+use zerocopy::little_endian::{F32, U16, U32};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+/// The four bytes every `.ossa` buffer starts with.
+pub const MAGIC: [u8; 4] = *b"OSSA";
+/// The major version this crate reads and writes. Other majors are refused.
+pub const VERSION_MAJOR: u16 = 1;
+/// The newest minor version this crate knows. Newer minors are refused too, because a
+/// minor version may add data this decoder would silently ignore.
+pub const VERSION_MINOR: u16 = 0;
+
+/// Every part that SIMD code may load starts on this boundary, and the whole buffer is
+/// a multiple of it, so clips packed back to back stay aligned.
+pub const ALIGNMENT: usize = 16;
+
+/// Bytes readable past the end of the last segment's samples. The bit reader loads 8
+/// bytes at a time; this slack keeps every such load inside the buffer.
+pub const BIT_READ_SLACK: usize = 8;
+
+/// Samples per segment used by the encoder (the last segment takes the remainder,
+/// so a segment holds at most `2 * len - 1` samples).
+pub const DEFAULT_SEGMENT_LEN: u8 = 16;
+/// The largest segment length the format allows: `2 * 16 - 1 = 31` samples fit the
+/// 32-bit key-frame bit set of each segment.
+pub const MAX_SEGMENT_LEN: u8 = 16;
+
+/// The largest bone count the format supports.
+pub const MAX_BONES: u32 = 65_535;
+/// The largest sample count the format supports.
+pub const MAX_SAMPLES: u32 = 1 << 24;
+
+/// Header flag: an optional metadata section (names, parents, bind pose…) is present.
+pub const FLAG_HAS_METADATA: u32 = 1 << 0;
+/// Header flag (reserved for a later minor version): playback wraps from the last
+/// sample to the first. Refused by a 1.0 decoder.
+pub const FLAG_LOOP_WRAP: u32 = 1 << 1;
+/// The flags a 1.0 decoder understands.
+pub const KNOWN_FLAGS: u32 = FLAG_HAS_METADATA;
+
+/// `ClipHeader::kind`: a clip of bone transforms (rotation, translation, scale).
+pub const KIND_TRANSFORMS: u8 = 0;
+/// `ClipHeader::kind` (reserved): a list of scalar tracks.
+pub const KIND_SCALAR_TRACKS: u8 = 1;
+/// `ClipHeader::additive`: a normal (non-additive) clip.
+pub const ADDITIVE_NONE: u8 = 0;
+
+/// Bit rates a segment may give an animated sub-track: 0 (constant within the
+/// segment), 1 to 24 (quantised) or 32 (raw `f32`).
+pub const MAX_QUANTIZED_BITS: u8 = 24;
+/// The bit rate meaning "raw IEEE-754 single precision, no range reduction".
+pub const RAW_BITS: u8 = 32;
+
+/// Is `bits` a bit rate the format allows?
+#[inline]
+pub const fn is_valid_bit_rate(bits: u8) -> bool {
+    bits <= MAX_QUANTIZED_BITS || bits == RAW_BITS
+}
+
+/// The fixed 64-byte header at offset 0. All fields little-endian.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct ClipHeader {
+    /// [`MAGIC`].
+    pub magic: [u8; 4],
+    /// [`VERSION_MAJOR`].
+    pub version_major: U16,
+    /// [`VERSION_MINOR`].
+    pub version_minor: U16,
+    /// Size of the whole buffer in bytes, a multiple of [`ALIGNMENT`].
+    pub total_size: U32,
+    /// FNV-1a (32-bit) of the whole buffer with this field read as zero.
+    pub checksum: U32,
+    /// `FLAG_*` bits.
+    pub flags: U32,
+    /// `KIND_*`.
+    pub kind: u8,
+    /// `ADDITIVE_*`.
+    pub additive: u8,
+    /// Samples per segment (1 to [`MAX_SEGMENT_LEN`]).
+    pub segment_len: u8,
+    /// Zero.
+    pub reserved0: u8,
+    /// Number of bones (transform tracks).
+    pub bone_count: U32,
+    /// Number of samples in the original clip (at least 1).
+    pub sample_count: U32,
+    /// Samples per second (finite, > 0).
+    pub sample_rate: F32,
+    /// Number of segments: `max(1, sample_count / segment_len)`.
+    pub segment_count: U32,
+    /// Offset of the track descriptions (sub-track classes, rotation formats).
+    pub tracks_offset: U32,
+    /// Offset of the constant sub-track values.
+    pub constants_offset: U32,
+    /// Offset of the clip-wide ranges of animated sub-tracks.
+    pub ranges_offset: U32,
+    /// Offset of the segment table.
+    pub segments_offset: U32,
+    /// Offset of the metadata section, 0 when absent.
+    pub metadata_offset: U32,
+    /// Size of the metadata section, 0 when absent.
+    pub metadata_size: U32,
+}
+
+/// Size of [`ClipHeader`] in bytes.
+pub const HEADER_SIZE: usize = core::mem::size_of::<ClipHeader>();
+const _: () = assert!(HEADER_SIZE == 64);
+
+/// One entry of the segment table.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct SegmentEntry {
+    /// Offset of the segment's data (16-byte aligned).
+    pub data_offset: U32,
+    /// Bits of one key frame: the sum over animated sub-tracks of bit rate times
+    /// component count. Redundant with the bit rates (and checked against them) so
+    /// that seeking does not walk every sub-track.
+    pub frame_bits: U32,
+    /// Bit `i` set: key frame `i` of the segment is stored. Version 1.0 stores every
+    /// key frame, so this is `(1 << samples_in_segment) - 1`; key-frame stripping and
+    /// streaming tiers will clear bits.
+    pub frames_present: U32,
+}
+
+/// Size of [`SegmentEntry`] in bytes.
+pub const SEGMENT_ENTRY_SIZE: usize = core::mem::size_of::<SegmentEntry>();
+
+/// The three sub-tracks of a bone, in the order their streams are stored: every
+/// bone's rotation first, then every translation, then every scale, so that a SIMD
+/// decoder processes sub-tracks of one kind at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SubTrackKind {
+    /// Quaternion rotation.
+    Rotation = 0,
+    /// 3-D translation.
+    Translation = 1,
+    /// 3-D scale.
+    Scale = 2,
+}
+
+impl SubTrackKind {
+    /// The three kinds in storage order.
+    pub const ALL: [SubTrackKind; 3] = [Self::Rotation, Self::Translation, Self::Scale];
+}
+
+/// How a sub-track is stored, two bits per sub-track in the track description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubTrackClass {
+    /// Nothing stored: identity rotation, zero translation, unit scale.
+    Default = 0,
+    /// One value stored for the whole clip.
+    Constant = 1,
+    /// Stored per sample, range reduced and quantised per segment.
+    Animated = 2,
+}
+
+impl SubTrackClass {
+    /// Decodes the two-bit class code; 3 is invalid.
+    #[inline]
+    pub const fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(Self::Default),
+            1 => Some(Self::Constant),
+            2 => Some(Self::Animated),
+            _ => None,
+        }
+    }
+}
+
+/// Byte length of the two-bit class table for `bone_count` bones.
+#[inline]
+pub const fn class_table_len(bone_count: usize) -> usize {
+    (bone_count * 3 * 2).div_ceil(8)
+}
+
+/// Byte length of the one-bit rotation-format table for `bone_count` bones.
+#[inline]
+pub const fn rotation_format_table_len(bone_count: usize) -> usize {
+    bone_count.div_ceil(8)
+}
+
+/// Index of the class of `kind` for `bone` in the class table (two bits each, kinds
+/// grouped: all rotations, then all translations, then all scales).
+#[inline]
+pub const fn class_index(kind: SubTrackKind, bone: usize, bone_count: usize) -> usize {
+    kind as usize * bone_count + bone
+}
+
+/// Number of segments of a clip: `max(1, sample_count / segment_len)`. Segment `i`
+/// starts at sample `i * segment_len`; the last one also takes the remainder.
+#[inline]
+pub const fn segment_count(sample_count: u32, segment_len: u8) -> u32 {
+    if segment_len == 0 {
+        return 0;
+    }
+    let n = sample_count / segment_len as u32;
+    if n == 0 {
+        1
+    } else {
+        n
+    }
+}
+
+/// First sample and sample count of segment `index`.
+#[inline]
+pub const fn segment_span(index: u32, sample_count: u32, segment_len: u8) -> (u32, u32) {
+    let count = segment_count(sample_count, segment_len);
+    let start = index * segment_len as u32;
+    let end = if index + 1 >= count { sample_count } else { start + segment_len as u32 };
+    (start, end - start)
+}
+
+/// FNV-1a over `bytes`, with the header's checksum field (bytes 12..16) read as zero.
+pub fn checksum(bytes: &[u8]) -> u32 {
+    const OFFSET_BASIS: u32 = 0x811c_9dc5;
+    const PRIME: u32 = 0x0100_0193;
+    let mut hash = OFFSET_BASIS;
+    for (i, &b) in bytes.iter().enumerate() {
+        let b = if (12..16).contains(&i) { 0 } else { b };
+        hash = (hash ^ u32::from(b)).wrapping_mul(PRIME);
+    }
+    hash
+}

@@ -1,0 +1,44 @@
+//! # ossa-decoder
+//!
+//! Reads `.ossa` compressed skeletal animation clips, zero-copy, from a caller's
+//! `&[u8]`, and samples poses from them. `#![no_std]`, no heap, ever.
+//!
+//! ```ignore
+//! let clip = ossa_decoder::Clip::from_bytes(bytes)?;   // validates once
+//! let mut sampler = ossa_decoder::Sampler::new(clip);  // lives on the stack
+//! sampler.seek(0.5, ossa_decoder::Rounding::None);
+//! let mut pose = [ossa_decoder::Transform::IDENTITY; 64];
+//! sampler.decompress_pose(&mut pose)?;
+//! ```
+//!
+//! Validation ([`Clip::from_bytes`]) checks every offset, count and bit rate, in
+//! time proportional to the metadata; after it, sampling cannot panic or read out of
+//! bounds whatever the bytes were.
+//!
+//! Module map: [`format`] is the binary layout shared with the encoder;
+//! [`quantization`] and [`interpolation`] are the arithmetic, also shared so that the
+//! encoder measures exactly what the decoder produces; `clip` validates; `sampler`
+//! decodes; `metadata` reads the optional tool-only section.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod bytes;
+mod clip;
+mod error;
+pub mod format;
+pub mod interpolation;
+mod metadata;
+pub mod quantization;
+mod sampler;
+mod transform;
+
+pub use clip::{Clip, Layout};
+pub use error::{Error, Section};
+pub use glam;
+pub use metadata::{BoneInfo, BoneIter, Metadata};
+pub use sampler::{Rounding, Sampler};
+pub use transform::Transform;
+
+/// Reads bits from a sample stream; exposed for the encoder's own bit writer tests.
+pub use bytes::read_bits;

@@ -1,0 +1,265 @@
+//! [`Sampler`]: seek to a time, then decode a whole pose or a single bone.
+//!
+//! The sampler is a small value on the caller's stack. `seek` finds the two key
+//! frames around the time and the interpolation weight; the decode functions walk the
+//! sub-track streams (all rotations, then translations, then scales) with a cursor,
+//! so each stored value is read once, in storage order.
+
+use glam::Vec3;
+
+use crate::bytes::{f32_at, read_bits};
+use crate::clip::Clip;
+use crate::error::Error;
+use crate::format::{self, SubTrackClass, SubTrackKind};
+use crate::interpolation::{interpolate_rotation, interpolate_vector};
+use crate::quantization::{decode_component, rotation_from_components};
+use crate::transform::Transform;
+
+/// How `seek` treats a time that falls between two samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// Interpolate between the two samples.
+    #[default]
+    None,
+    /// Use the earlier sample.
+    Floor,
+    /// Use the later sample.
+    Ceil,
+    /// Use the nearer sample (the later one at exactly half way).
+    Nearest,
+}
+
+/// One of the two key frames being interpolated.
+#[derive(Clone, Copy, Debug, Default)]
+struct Key {
+    /// Offset of the segment's data (bit rates first).
+    data_offset: usize,
+    /// Bit offset, from the buffer start, of this key frame's first sample bit.
+    frame_bit: u64,
+}
+
+/// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
+/// the clip's bytes and holds no other state than the current position.
+#[derive(Clone, Copy, Debug)]
+pub struct Sampler<'a> {
+    clip: Clip<'a>,
+    keys: [Key; 2],
+    alpha: f32,
+    ranged: bool,
+}
+
+/// Where the walk over sub-tracks stands.
+#[derive(Default)]
+struct Cursor {
+    constant: usize,
+    range: usize,
+    animated: usize,
+    segment_range: usize,
+    bits: [u64; 2],
+}
+
+impl<'a> Sampler<'a> {
+    /// A sampler positioned at time 0.
+    pub fn new(clip: Clip<'a>) -> Self {
+        let mut sampler = Sampler { clip, keys: [Key::default(); 2], alpha: 0.0, ranged: clip.segment_count > 1 };
+        sampler.seek(0.0, Rounding::None);
+        sampler
+    }
+
+    /// The clip being sampled.
+    pub fn clip(&self) -> &Clip<'a> {
+        &self.clip
+    }
+
+    /// The interpolation weight of the second key frame after the last `seek`.
+    pub fn alpha(&self) -> f32 {
+        self.alpha
+    }
+
+    /// Moves to `time` seconds. Times outside `[0, duration]` are clamped (NaN reads
+    /// as 0); `rounding` chooses between interpolating and snapping to a sample.
+    pub fn seek(&mut self, time: f32, rounding: Rounding) {
+        let last = self.clip.sample_count - 1;
+        let position = time * self.clip.sample_rate;
+        // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
+        let position = position.max(0.0).min(last as f32);
+        let k0 = (position as u32).min(last);
+        let k1 = if k0 < last { k0 + 1 } else { last };
+        let fraction = position - k0 as f32;
+        let fraction = if k0 == k1 { 0.0 } else { fraction.clamp(0.0, 1.0) };
+        self.alpha = match rounding {
+            Rounding::None => fraction,
+            Rounding::Floor => 0.0,
+            Rounding::Ceil => {
+                if fraction > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Rounding::Nearest => {
+                if fraction >= 0.5 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        };
+        // A weight of exactly 1 is the second key alone: decode it as the first.
+        let (k0, alpha) = if self.alpha >= 1.0 { (k1, 0.0) } else { (k0, self.alpha) };
+        self.alpha = alpha;
+        self.keys = [self.key(k0), self.key(k1)];
+    }
+
+    fn key(&self, sample: u32) -> Key {
+        let clip = &self.clip;
+        let segment = (sample / u32::from(clip.segment_len)).min(clip.segment_count - 1);
+        let local = sample - segment * u32::from(clip.segment_len);
+        let (data_offset, frame_bits) = clip.segment(segment);
+        let samples_start = data_offset as u64 + clip.segment_header_len();
+        Key { data_offset, frame_bit: samples_start * 8 + u64::from(local) * u64::from(frame_bits) }
+    }
+
+    /// Decodes every bone into `out[..bone_count]`.
+    pub fn decompress_pose(&self, out: &mut [Transform]) -> Result<(), Error> {
+        let bone_count = self.clip.bone_count;
+        if out.len() < bone_count as usize {
+            return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count });
+        }
+        self.walk(None, |bone, value| {
+            if let Some(t) = out.get_mut(bone) {
+                value.apply(t);
+            }
+        });
+        Ok(())
+    }
+
+    /// Decodes one bone.
+    pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
+        let bone_count = self.clip.bone_count;
+        if bone >= bone_count {
+            return Err(Error::BoneOutOfRange { index: bone, bone_count });
+        }
+        let mut t = Transform::IDENTITY;
+        self.walk(Some(bone as usize), |_, value| value.apply(&mut t));
+        Ok(t)
+    }
+
+    /// Walks every sub-track in storage order, decoding those of `only` (or all),
+    /// and hands each decoded value to `emit`.
+    fn walk(&self, only: Option<usize>, mut emit: impl FnMut(usize, Value)) {
+        let clip = &self.clip;
+        let bytes = clip.bytes;
+        let mut cursor = Cursor::default();
+        for kind in SubTrackKind::ALL {
+            for bone in 0..clip.bone_count as usize {
+                let wanted = only.is_none_or(|b| b == bone);
+                let class = clip.class(kind, bone);
+                let components = clip.components(kind, bone);
+                match class {
+                    SubTrackClass::Default => {
+                        if wanted {
+                            emit(bone, Value::identity(kind));
+                        }
+                    }
+                    SubTrackClass::Constant => {
+                        if wanted {
+                            let mut c = [0.0f32; 4];
+                            let base = clip.constants_offset + cursor.constant;
+                            for (i, v) in c.iter_mut().enumerate().take(components as usize) {
+                                *v = f32_at(bytes, base + i * 4).unwrap_or(0.0);
+                            }
+                            emit(bone, Value::from_keys(kind, components, c, c, 0.0));
+                        }
+                        cursor.constant += components as usize * 4;
+                    }
+                    SubTrackClass::Animated => {
+                        if wanted {
+                            let c0 = self.decode_key(0, &cursor, components);
+                            let c1 = if self.alpha == 0.0 { c0 } else { self.decode_key(1, &cursor, components) };
+                            emit(bone, Value::from_keys(kind, components, c0, c1, self.alpha));
+                        }
+                        for (k, key) in self.keys.iter().enumerate() {
+                            let bits = bytes.get(key.data_offset + cursor.animated).copied().unwrap_or(0);
+                            cursor.bits[k] += u64::from(bits) * u64::from(components);
+                        }
+                        cursor.range += components as usize * 8;
+                        cursor.segment_range += components as usize * 2;
+                        cursor.animated += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The stored components of the current animated sub-track at key `k`.
+    #[inline]
+    fn decode_key(&self, k: usize, cursor: &Cursor, components: u32) -> [f32; 4] {
+        let clip = &self.clip;
+        let bytes = clip.bytes;
+        let key = self.keys[k & 1];
+        let bits = bytes.get(key.data_offset + cursor.animated).copied().unwrap_or(0);
+        let range_base = clip.ranges_offset + cursor.range;
+        let segment_base = key.data_offset + clip.animated_count as usize + cursor.segment_range;
+        let first_bit = key.frame_bit + cursor.bits[k & 1];
+        let width = if bits == format::RAW_BITS { 32 } else { bits };
+        let mut out = [0.0f32; 4];
+        for (c, value) in out.iter_mut().enumerate().take(components as usize) {
+            let min = f32_at(bytes, range_base + c * 4).unwrap_or(0.0);
+            let extent = f32_at(bytes, range_base + (components as usize + c) * 4).unwrap_or(0.0);
+            let segment_bytes = if self.ranged {
+                let lo = bytes.get(segment_base + c).copied().unwrap_or(0);
+                let hi = bytes.get(segment_base + components as usize + c).copied().unwrap_or(0);
+                Some((lo, hi))
+            } else {
+                None
+            };
+            let stored = if bits == 0 { 0 } else { read_bits(bytes, first_bit + c as u64 * u64::from(width), width) };
+            *value = decode_component(bits, stored, segment_bytes, min, extent);
+        }
+        out
+    }
+}
+
+/// One decoded sub-track value.
+enum Value {
+    Rotation(glam::Quat),
+    Translation(Vec3),
+    Scale(Vec3),
+}
+
+impl Value {
+    fn identity(kind: SubTrackKind) -> Value {
+        match kind {
+            SubTrackKind::Rotation => Value::Rotation(glam::Quat::IDENTITY),
+            SubTrackKind::Translation => Value::Translation(Vec3::ZERO),
+            SubTrackKind::Scale => Value::Scale(Vec3::ONE),
+        }
+    }
+
+    #[inline]
+    fn from_keys(kind: SubTrackKind, components: u32, c0: [f32; 4], c1: [f32; 4], alpha: f32) -> Value {
+        match kind {
+            SubTrackKind::Rotation => Value::Rotation(interpolate_rotation(
+                rotation_from_components(c0, components),
+                rotation_from_components(c1, components),
+                alpha,
+            )),
+            SubTrackKind::Translation => {
+                Value::Translation(interpolate_vector([c0[0], c0[1], c0[2]], [c1[0], c1[1], c1[2]], alpha))
+            }
+            SubTrackKind::Scale => {
+                Value::Scale(interpolate_vector([c0[0], c0[1], c0[2]], [c1[0], c1[1], c1[2]], alpha))
+            }
+        }
+    }
+
+    #[inline]
+    fn apply(self, t: &mut Transform) {
+        match self {
+            Value::Rotation(q) => t.rotation = q,
+            Value::Translation(v) => t.translation = v,
+            Value::Scale(v) => t.scale = v,
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The bit-rate search of one segment, driven by object-space error.
+//!
+//! 1. Each animated sub-track gets the lowest bit rate at which it alone (everything
+//!    else exact) keeps its bone and all descendants within the target.
+//! 2. With every sub-track at its rate, bones are visited parents first; while a
+//!    bone's error is above the target, one sub-track on its chain to the root is
+//!    raised one step: the one that buys the most error per added bit.
+//!
+//! Segments are independent: a sample only reads its own segment's data.
+
+use ossa_decoder::format::SubTrackClass;
+
+use super::reference::{Lane4, LocalValues, Reference};
+use super::sub_track::{SegmentCode, SubTrack, LADDER};
+use crate::error_metric::Affine;
+
+/// The result of one segment's search.
+pub struct SegmentResult {
+    /// Code of each sub-track (storage order); `Some` for animated ones.
+    pub codes: Vec<Option<SegmentCode>>,
+    /// A bone still above the target although every sub-track on its chain is raw:
+    /// a constant or default sub-track on that chain must be promoted.
+    pub stuck_bone: Option<usize>,
+}
+
+struct Segment<'a> {
+    reference: &'a Reference,
+    tracks: &'a [SubTrack],
+    start: usize,
+    count: usize,
+    ranged: bool,
+    target: f64,
+    rungs: Vec<usize>,
+    codes: Vec<Option<SegmentCode>>,
+    local: Vec<LocalValues>,
+    local_affine: Vec<Affine>,
+    object: Vec<Affine>,
+}
+
+/// Searches the bit rates of samples `start..start + count`.
+pub fn optimize_segment(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    start: usize,
+    count: usize,
+    ranged: bool,
+    target: f64,
+) -> SegmentResult {
+    let bones = reference.bone_count;
+    let mut seg = Segment {
+        reference,
+        tracks,
+        start,
+        count,
+        ranged,
+        target,
+        rungs: vec![0; tracks.len()],
+        codes: vec![None; tracks.len()],
+        local: Vec::with_capacity(count * bones),
+        local_affine: Vec::new(),
+        object: Vec::new(),
+    };
+    seg.initial_rates();
+    seg.build_pose();
+    let stuck_bone = seg.repair();
+    SegmentResult { codes: seg.codes, stuck_bone }
+}
+
+impl Segment<'_> {
+    fn lossy_value(&self, t: usize, i: usize) -> Lane4 {
+        let track = &self.tracks[t];
+        match track.class {
+            SubTrackClass::Default => match track.part() {
+                0 => [0.0, 0.0, 0.0, 1.0],
+                1 => [0.0; 4],
+                _ => [1.0, 1.0, 1.0, 0.0],
+            },
+            SubTrackClass::Constant => track.constant_local(),
+            SubTrackClass::Animated => match &self.codes[t] {
+                Some(code) => track.decode(code, i, self.ranged),
+                None => self.reference.local[self.reference.at(self.start + i, track.bone)].parts[track.part()],
+            },
+        }
+    }
+
+    fn code_at(&self, t: usize, rung: usize) -> SegmentCode {
+        self.tracks[t].encode(self.start, self.count, LADDER[rung], self.ranged)
+    }
+
+    /// Step 1: the lowest rung at which each sub-track alone is within the target.
+    fn initial_rates(&mut self) {
+        let mut scratch = Vec::new();
+        for t in 0..self.tracks.len() {
+            let track = &self.tracks[t];
+            if track.class != SubTrackClass::Animated {
+                continue;
+            }
+            let last = LADDER.len() - 1;
+            let rung = if track.raw_only {
+                last
+            } else {
+                // Binary search: error falls (almost always) as bits rise; the repair
+                // step catches the rare exception.
+                let (mut lo, mut hi) = (0usize, last);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    let code = self.code_at(t, mid);
+                    let err = self.reference.standalone_error(
+                        track.bone,
+                        track.part(),
+                        self.start..self.start + self.count,
+                        &mut scratch,
+                        |s| track.decode(&code, s - self.start, self.ranged),
+                    );
+                    if err <= self.target {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                lo
+            };
+            self.rungs[t] = rung;
+            self.codes[t] = Some(self.code_at(t, rung));
+        }
+    }
+
+    /// Lossy local and object-space transforms of every bone at every sample.
+    fn build_pose(&mut self) {
+        let bones = self.reference.bone_count;
+        self.local.clear();
+        for i in 0..self.count {
+            for b in 0..bones {
+                let parts =
+                    [self.lossy_value(b, i), self.lossy_value(bones + b, i), self.lossy_value(2 * bones + b, i)];
+                self.local.push(LocalValues { parts });
+            }
+        }
+        self.local_affine = self.local.iter().map(LocalValues::affine).collect();
+        self.object = vec![Affine::IDENTITY; self.local.len()];
+        for i in 0..self.count {
+            for b in 0..bones {
+                self.update_object(i, b);
+            }
+        }
+    }
+
+    fn update_object(&mut self, i: usize, b: usize) {
+        let bones = self.reference.bone_count;
+        let l = &self.local_affine[i * bones + b];
+        self.object[i * bones + b] = match self.reference.parents[b] {
+            Some(p) => self.object[i * bones + p].then(l),
+            None => *l,
+        };
+    }
+
+    fn bone_error(&self, b: usize) -> f64 {
+        let bones = self.reference.bone_count;
+        (0..self.count).fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
+    }
+
+    /// Error of bone `b` if sub-track `t` used `code`, everything else as it is.
+    fn error_with(&self, t: usize, code: &SegmentCode, b: usize) -> f64 {
+        let bones = self.reference.bone_count;
+        let track = &self.tracks[t];
+        let a = track.bone;
+        let chain = &self.reference.chain[b];
+        let depth = chain.iter().position(|&x| x == a).unwrap_or(0);
+        let mut worst = 0.0f64;
+        for i in 0..self.count {
+            let mut local = self.local[i * bones + a];
+            local.parts[track.part()] = track.decode(code, i, self.ranged);
+            let l = local.affine();
+            let mut o = match self.reference.parents[a] {
+                Some(p) => self.object[i * bones + p].then(&l),
+                None => l,
+            };
+            for &n in chain[..depth].iter().rev() {
+                o = o.then(&self.local_affine[i * bones + n]);
+            }
+            worst = worst.max(self.reference.error(self.start + i, b, &o));
+        }
+        worst
+    }
+
+    fn set_rung(&mut self, t: usize, rung: usize) {
+        let bones = self.reference.bone_count;
+        let code = self.code_at(t, rung);
+        let (a, part) = (self.tracks[t].bone, self.tracks[t].part());
+        for i in 0..self.count {
+            let v = self.tracks[t].decode(&code, i, self.ranged);
+            self.local[i * bones + a].parts[part] = v;
+            self.local_affine[i * bones + a] = self.local[i * bones + a].affine();
+        }
+        self.rungs[t] = rung;
+        self.codes[t] = Some(code);
+        let subtree = &self.reference.subtree[a];
+        for i in 0..self.count {
+            for &d in subtree {
+                self.update_object(i, d);
+            }
+        }
+    }
+
+    /// Step 2: raise bit rates until every bone is within the target. Returns a bone
+    /// that cannot be brought within it by bit rates alone.
+    fn repair(&mut self) -> Option<usize> {
+        let bones = self.reference.bone_count;
+        let last = LADDER.len() - 1;
+        loop {
+            let mut changed = false;
+            for b in 0..bones {
+                loop {
+                    let err = self.bone_error(b);
+                    if err <= self.target {
+                        break;
+                    }
+                    let candidates: Vec<usize> = self.reference.chain[b]
+                        .iter()
+                        .flat_map(|&a| [a, bones + a, 2 * bones + a])
+                        .filter(|&t| self.tracks[t].class == SubTrackClass::Animated && self.rungs[t] < last)
+                        .collect();
+                    if candidates.is_empty() {
+                        return Some(b);
+                    }
+                    let mut best: Option<(f64, usize)> = None;
+                    for &t in &candidates {
+                        let rung = self.rungs[t] + 1;
+                        let code = self.code_at(t, rung);
+                        let new_err = self.error_with(t, &code, b);
+                        let added = f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
+                        let score = (err - new_err) / added;
+                        if score > 0.0 && best.is_none_or(|(s, _)| score > s) {
+                            best = Some((score, t));
+                        }
+                    }
+                    match best {
+                        Some((_, t)) => {
+                            let rung = self.rungs[t] + 1;
+                            self.set_rung(t, rung);
+                        }
+                        None => {
+                            // No single step helps: raise every candidate one step.
+                            for t in candidates {
+                                let rung = self.rungs[t] + 1;
+                                self.set_rung(t, rung);
+                            }
+                        }
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                return None;
+            }
+        }
+    }
+}
+

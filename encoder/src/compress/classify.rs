@@ -1,0 +1,123 @@
+//! Sub-track classification: default, constant or animated, decided by the
+//! object-space error each choice causes (not by local thresholds), and the choice
+//! of rotation format (three components with `w` rebuilt, or all four).
+
+use ossa_decoder::format::{SubTrackClass, SubTrackKind};
+
+use super::reference::{Lane4, Reference};
+use super::sub_track::SubTrack;
+use crate::error_metric::Affine;
+
+/// Share of the precision a default or constant sub-track may use on its own; the
+/// rest is left for the animated sub-tracks it combines with.
+pub const CLASS_BUDGET: f64 = 0.5;
+/// Share of the precision that dropping `w` may cost a rotation on its own before it
+/// is stored with all four components.
+pub const DROP_W_BUDGET: f64 = 0.05;
+
+/// Builds every sub-track, in storage order (all rotations, translations, scales).
+pub fn classify(reference: &Reference, precision: f64) -> Vec<SubTrack> {
+    let mut scratch: Vec<Affine> = Vec::new();
+    let mut tracks = Vec::with_capacity(reference.bone_count * 3);
+    for kind in SubTrackKind::ALL {
+        for bone in 0..reference.bone_count {
+            tracks.push(classify_one(reference, kind, bone, precision, &mut scratch));
+        }
+    }
+    tracks
+}
+
+fn classify_one(
+    reference: &Reference,
+    kind: SubTrackKind,
+    bone: usize,
+    precision: f64,
+    scratch: &mut Vec<Affine>,
+) -> SubTrack {
+    let part = kind as usize;
+    let all = 0..reference.sample_count;
+    let raw: Vec<Lane4> = all.clone().map(|s| reference.local[reference.at(s, bone)].parts[part]).collect();
+    let mut track = SubTrack {
+        kind,
+        bone,
+        class: SubTrackClass::Animated,
+        components: 3,
+        constant: [0.0; 4],
+        clip_min: [0.0; 4],
+        clip_extent: [0.0; 4],
+        raw_only: false,
+        stored: raw.iter().map(|v| stored_form(kind, *v)).collect(),
+        class_error: 0.0,
+    };
+    if kind == SubTrackKind::Rotation {
+        let dropped = reference.standalone_error(bone, part, all.clone(), scratch, |s| track.to_local(track.stored[s]));
+        if dropped > precision * DROP_W_BUDGET {
+            track.components = 4;
+        }
+    }
+
+    let identity: Lane4 = match kind {
+        SubTrackKind::Rotation => [0.0, 0.0, 0.0, 1.0],
+        SubTrackKind::Translation => [0.0; 4],
+        SubTrackKind::Scale => [1.0, 1.0, 1.0, 0.0],
+    };
+    let default_error = reference.standalone_error(bone, part, all.clone(), scratch, |_| identity);
+    track.constant = stored_form(kind, constant_value(kind, &raw));
+    let constant = track.constant_local();
+    let constant_error = reference.standalone_error(bone, part, all, scratch, |_| constant);
+
+    let budget = precision * CLASS_BUDGET;
+    if default_error <= budget {
+        track.class = SubTrackClass::Default;
+        track.class_error = default_error;
+        // A default rotation stores nothing, so it has no format.
+        track.components = 3;
+    } else if constant_error <= budget {
+        track.class = SubTrackClass::Constant;
+        track.class_error = constant_error;
+    } else {
+        track.class = SubTrackClass::Animated;
+        track.compute_clip_range();
+    }
+    track
+}
+
+/// The form a value is stored in: rotations flipped to `w >= 0` (so that a dropped
+/// `w` is rebuilt as the positive root), vectors as they are.
+pub fn stored_form(kind: SubTrackKind, v: Lane4) -> [f32; 4] {
+    if kind == SubTrackKind::Rotation && v[3] < 0.0 {
+        v.map(|c| -c)
+    } else {
+        v
+    }
+}
+
+/// The single value that best stands for every sample: the normalised mean
+/// quaternion (signs aligned to the first), or the middle of each component's span.
+fn constant_value(kind: SubTrackKind, raw: &[Lane4]) -> Lane4 {
+    if kind == SubTrackKind::Rotation {
+        let first = raw[0].map(f64::from);
+        let mut sum = [0.0f64; 4];
+        for q in raw {
+            let q = q.map(f64::from);
+            let dot: f64 = (0..4).map(|i| q[i] * first[i]).sum();
+            let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+            for i in 0..4 {
+                sum[i] += q[i] * sign;
+            }
+        }
+        let len = sum.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if len > 0.0 && len.is_finite() {
+            return sum.map(|v| (v / len) as f32);
+        }
+        return raw[0];
+    }
+    let mut out = [0.0f32; 4];
+    for (c, o) in out.iter_mut().enumerate().take(3) {
+        let (lo, hi) = raw
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(f64::from(v[c])), hi.max(f64::from(v[c]))));
+        *o = ((lo + hi) * 0.5) as f32;
+    }
+    out
+}

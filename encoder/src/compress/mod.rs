@@ -1,0 +1,171 @@
+//! Compression: raw clip in, `.ossa` bytes out, with the accuracy bound held.
+//!
+//! The pipeline: build the `f32` reference ([`reference`]), classify every
+//! sub-track ([`classify`]), compute clip ranges, split into uniform segments and
+//! search each segment's bit rates ([`bit_rates`]), lay the buffer out
+//! ([`writer`]), then decode it with the real decoder at every original sample and
+//! check every bone ([`crate::measure`]). Anything above the precision tightens that
+//! segment's target and goes round again, so the bound is a measured fact, not a hope.
+
+pub mod bit_rates;
+pub mod classify;
+pub mod reference;
+pub mod sub_track;
+pub mod writer;
+
+use std::fmt;
+
+use ossa_decoder::format::{self, SubTrackClass, DEFAULT_SEGMENT_LEN};
+use rayon::prelude::*;
+
+use crate::aligned::AlignedBytes;
+use crate::measure::{measure, ErrorStats};
+use crate::raw_clip::{ClipError, RawClip};
+use reference::Reference;
+use sub_track::SubTrack;
+
+/// Compression settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// The largest object-space error allowed on any virtual vertex, in the clip's
+    /// units (default 0.01).
+    pub precision: f64,
+    /// Write the metadata section (names, parents, shell distances, bind pose).
+    pub include_metadata: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { precision: 0.01, include_metadata: true }
+    }
+}
+
+/// A compressed clip and what was measured on it.
+#[derive(Clone, Debug)]
+pub struct Compressed {
+    /// The `.ossa` buffer (with metadata unless stripped), 16-byte aligned.
+    pub bytes: AlignedBytes,
+    /// Bytes a game ships: the buffer without the metadata section.
+    pub compressed_bytes: usize,
+    /// Error measured by decoding `bytes` at every sample of every bone.
+    pub errors: ErrorStats,
+}
+
+/// Why a clip could not be compressed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CompressError {
+    /// The clip itself is invalid.
+    InvalidClip(ClipError),
+    /// The precision is not a finite positive number.
+    BadPrecision(f64),
+    /// A bug: the encoder produced something its own decoder refuses.
+    Internal(String),
+}
+
+impl fmt::Display for CompressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompressError::InvalidClip(e) => e.fmt(f),
+            CompressError::BadPrecision(p) => write!(f, "precision {p} is not a positive number"),
+            CompressError::Internal(e) => write!(f, "internal error (please report): {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CompressError {}
+
+/// Safety margin under the precision for the search, so that rounding in the final
+/// decode does not push a bone over.
+const TARGET_MARGIN: f64 = 0.999;
+/// How much a segment's target tightens when its decoded error is still too high.
+const TIGHTEN: f64 = 0.8;
+/// Rounds of tightening before accepting the measured result (reached only when
+/// `f32` itself cannot hold the precision, e.g. astronomically large values).
+const MAX_ROUNDS: usize = 40;
+
+/// Compresses `clip`. The clip is validated first (rotations are normalised).
+pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, CompressError> {
+    let precision = settings.precision;
+    if !(precision.is_finite() && precision > 0.0) {
+        return Err(CompressError::BadPrecision(precision));
+    }
+    let mut clip = clip.clone();
+    clip.validate().map_err(CompressError::InvalidClip)?;
+    let reference = Reference::new(&clip);
+    let mut tracks = classify::classify(&reference, precision);
+
+    let sample_count = clip.sample_count as u32;
+    let segment_len = DEFAULT_SEGMENT_LEN;
+    let segment_count = format::segment_count(sample_count, segment_len);
+    let spans: Vec<(usize, usize)> = (0..segment_count)
+        .map(|i| {
+            let (s, n) = format::segment_span(i, sample_count, segment_len);
+            (s as usize, n as usize)
+        })
+        .collect();
+    let ranged = segment_count > 1;
+    let shape = writer::ClipShape { sample_count, sample_rate: clip.sample_rate as f32, segment_len };
+    let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
+    let metadata = settings.include_metadata.then_some((&clip, precision as f32));
+
+    let mut round = 0;
+    loop {
+        round += 1;
+        let results: Vec<bit_rates::SegmentResult> = spans
+            .par_iter()
+            .zip(&targets)
+            .map(|(&(start, count), &target)| {
+                bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, target)
+            })
+            .collect();
+        if let Some(bone) = results.iter().find_map(|r| r.stuck_bone) {
+            if promote(&mut tracks, &reference, bone) && round < MAX_ROUNDS {
+                continue;
+            }
+        }
+        let codes: Vec<_> = results.into_iter().map(|r| r.codes).collect();
+        let bytes = AlignedBytes::new(&writer::write(&shape, &tracks, &codes, metadata));
+        let errors = measure(&bytes, &reference, precision)
+            .map_err(|e| CompressError::Internal(format!("the decoder refused the encoder's output: {e}")))?;
+        let mut tightened = false;
+        for (segment, target) in targets.iter_mut().enumerate() {
+            if errors.segment_max.get(segment).is_some_and(|&e| e > precision) {
+                *target *= TIGHTEN;
+                tightened = true;
+            }
+        }
+        if !tightened || round >= MAX_ROUNDS {
+            let layout =
+                ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
+            let compressed_bytes = (layout.total - layout.metadata) as usize;
+            return Ok(Compressed { bytes, compressed_bytes, errors });
+        }
+    }
+}
+
+/// Makes a bone that bit rates cannot fix fixable: promotes the constant or default
+/// sub-track on its chain with the largest error to animated, or else stores a
+/// rotation on the chain with all four components. Returns false when nothing is
+/// left to promote.
+fn promote(tracks: &mut [SubTrack], reference: &Reference, bone: usize) -> bool {
+    let bones = reference.bone_count;
+    let chain = &reference.chain[bone];
+    let candidate = chain
+        .iter()
+        .flat_map(|&a| [a, bones + a, 2 * bones + a])
+        .filter(|&t| tracks[t].class != SubTrackClass::Animated)
+        .max_by(|&a, &b| tracks[a].class_error.total_cmp(&tracks[b].class_error));
+    if let Some(t) = candidate {
+        let track = &mut tracks[t];
+        track.class = SubTrackClass::Animated;
+        track.compute_clip_range();
+        return true;
+    }
+    let rotation = chain.iter().copied().find(|&a| tracks[a].components == 3);
+    if let Some(t) = rotation {
+        tracks[t].components = 4;
+        tracks[t].compute_clip_range();
+        return true;
+    }
+    false
+}

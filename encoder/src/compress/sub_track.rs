@@ -1,0 +1,199 @@
+//! One sub-track (a bone's rotation, translation or scale) as the compressor sees
+//! it: its class, stored form, clip range, and how it encodes at a bit rate within a
+//! segment.
+
+use ossa_decoder::format::{SubTrackClass, SubTrackKind, RAW_BITS};
+use ossa_decoder::interpolation::normalize_rotation;
+use ossa_decoder::quantization::{decode_component, rotation_from_components};
+
+use super::reference::Lane4;
+
+/// The bit rates a segment may give a sub-track, from cheapest to exact.
+pub const LADDER: [u8; 26] =
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, RAW_BITS];
+
+/// A sub-track and its encoding decisions.
+#[derive(Clone, Debug)]
+pub struct SubTrack {
+    /// Rotation, translation or scale.
+    pub kind: SubTrackKind,
+    /// Owning bone.
+    pub bone: usize,
+    /// Default, constant or animated.
+    pub class: SubTrackClass,
+    /// Components stored: 4 for a full quaternion, else 3.
+    pub components: u32,
+    /// The stored value of a constant sub-track.
+    pub constant: [f32; 4],
+    /// Clip range minimum per component (animated).
+    pub clip_min: [f32; 4],
+    /// Clip range extent per component (animated).
+    pub clip_extent: [f32; 4],
+    /// When the range cannot be represented (values so large the extent overflows),
+    /// only raw samples are allowed.
+    pub raw_only: bool,
+    /// The value to store at every sample: for rotations with three components, the
+    /// quaternion flipped so that `w >= 0`.
+    pub stored: Vec<[f32; 4]>,
+    /// Error caused by this sub-track's class alone (for promotion decisions).
+    pub class_error: f64,
+}
+
+/// How an animated sub-track is encoded in one segment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SegmentCode {
+    /// Bit rate (a [`LADDER`] value).
+    pub bits: u8,
+    /// Segment range bytes `(min, extent)` per component (or the 16-bit constant for
+    /// bit rate 0).
+    pub range_bytes: [(u8, u8); 4],
+    /// Stored integers per segment sample and component.
+    pub values: Vec<[u32; 4]>,
+}
+
+impl SubTrack {
+    /// Part index of this sub-track in [`super::reference::LocalValues`].
+    pub fn part(&self) -> usize {
+        self.kind as usize
+    }
+
+    /// The decoded local value of a stored component array, as the decoder makes it.
+    pub fn to_local(&self, c: [f32; 4]) -> Lane4 {
+        match self.kind {
+            SubTrackKind::Rotation => {
+                let q = normalize_rotation(rotation_from_components(c, self.components));
+                [q.x, q.y, q.z, q.w]
+            }
+            _ => [c[0], c[1], c[2], 0.0],
+        }
+    }
+
+    /// The decoded value of the constant.
+    pub fn constant_local(&self) -> Lane4 {
+        self.to_local(self.constant)
+    }
+
+    /// Computes clip ranges of an animated sub-track from its stored values.
+    pub fn compute_clip_range(&mut self) {
+        let n = self.components as usize;
+        self.raw_only = false;
+        for c in 0..n {
+            let (lo, hi) =
+                self.stored.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v[c]), hi.max(v[c])));
+            let extent = hi - lo;
+            if extent.is_finite() {
+                self.clip_min[c] = lo;
+                self.clip_extent[c] = extent;
+            } else {
+                self.raw_only = true;
+            }
+        }
+        if self.raw_only {
+            self.clip_min = [0.0; 4];
+            self.clip_extent = [0.0; 4];
+        }
+        for c in n..4 {
+            self.clip_min[c] = 0.0;
+            self.clip_extent[c] = 0.0;
+        }
+    }
+
+    /// Encodes samples `start..start + count` at `bits`. `ranged` tells whether the
+    /// clip has per-segment ranges (more than one segment).
+    pub fn encode(&self, start: usize, count: usize, bits: u8, ranged: bool) -> SegmentCode {
+        let n = self.components as usize;
+        let samples = &self.stored[start..start + count];
+        let mut range_bytes = [(0u8, 0u8); 4];
+        let mut values = vec![[0u32; 4]; count];
+        if bits == RAW_BITS {
+            for (v, s) in values.iter_mut().zip(samples) {
+                for c in 0..n {
+                    v[c] = s[c].to_bits();
+                }
+            }
+            return SegmentCode { bits, range_bytes, values };
+        }
+        for c in 0..n {
+            let (min, extent) = (self.clip_min[c], self.clip_extent[c]);
+            let normalized = |v: f32| -> f64 {
+                if extent > 0.0 {
+                    ((f64::from(v) - f64::from(min)) / f64::from(extent)).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            };
+            let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| {
+                let n = normalized(s[c]);
+                (lo.min(n), hi.max(n))
+            });
+            if ranged {
+                range_bytes[c] = if bits == 0 {
+                    // Constant within the segment: the middle of its span, on 16 bits.
+                    let mid = ((lo + hi) * 0.5 * 65535.0).round().clamp(0.0, 65535.0) as u16;
+                    let b = mid.to_le_bytes();
+                    best_constant(b, |x| decode_component(0, 0, Some(x), min, extent), samples, c)
+                } else {
+                    let lo_byte = (lo * 255.0).floor().clamp(0.0, 255.0) as u8;
+                    let hi_byte = (hi * 255.0).ceil().clamp(0.0, 255.0) as u8;
+                    (lo_byte, hi_byte.saturating_sub(lo_byte))
+                };
+            }
+            if bits == 0 {
+                continue;
+            }
+            let segment = ranged.then_some(range_bytes[c]);
+            let max_q = (1u32 << bits) - 1;
+            for (v, s) in values.iter_mut().zip(samples) {
+                let target = s[c];
+                // Position inside the segment range, then the nearest integer; check
+                // its neighbours with the decoder's own arithmetic.
+                let seg_n = match segment {
+                    Some((a, b)) if b > 0 => (normalized(target) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
+                    Some(_) => 0.0,
+                    None => normalized(target),
+                };
+                let guess = (seg_n.clamp(0.0, 1.0) * f64::from(max_q)).round() as u32;
+                let decode = |q: u32| decode_component(bits, q, segment, min, extent);
+                let mut best = guess;
+                let mut best_err = (decode(guess) - target).abs();
+                for q in [guess.saturating_sub(1), (guess + 1).min(max_q)] {
+                    let e = (decode(q) - target).abs();
+                    if e < best_err {
+                        best = q;
+                        best_err = e;
+                    }
+                }
+                v[c] = best;
+            }
+        }
+        SegmentCode { bits, range_bytes, values }
+    }
+
+    /// The decoded local value at segment sample `i` of `code`.
+    pub fn decode(&self, code: &SegmentCode, i: usize, ranged: bool) -> Lane4 {
+        let mut c = [0.0f32; 4];
+        for (k, out) in c.iter_mut().enumerate().take(self.components as usize) {
+            let segment = ranged.then_some(code.range_bytes[k]);
+            *out = decode_component(code.bits, code.values[i][k], segment, self.clip_min[k], self.clip_extent[k]);
+        }
+        self.to_local(c)
+    }
+}
+
+/// Among the 16-bit constants around `start`, the one whose decoded value is closest
+/// to the middle of the samples' span (the decoder's rounding decides).
+fn best_constant(start: [u8; 2], decode: impl Fn((u8, u8)) -> f32, samples: &[[f32; 4]], c: usize) -> (u8, u8) {
+    let base = u16::from_le_bytes(start);
+    let mut best = (start[0], start[1]);
+    let mut best_err = f32::INFINITY;
+    for q in [base.saturating_sub(1), base, base.saturating_add(1)] {
+        let b = q.to_le_bytes();
+        let v = decode((b[0], b[1]));
+        let err = samples.iter().fold(0.0f32, |m, s| m.max((s[c] - v).abs()));
+        if err < best_err {
+            best_err = err;
+            best = (b[0], b[1]);
+        }
+    }
+    best
+}

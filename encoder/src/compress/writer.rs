@@ -1,0 +1,207 @@
+//! Lays a compressed clip out as an `.ossa` buffer (see `format-spec/`).
+
+use ossa_decoder::format::{
+    self, ClipHeader, SegmentEntry, SubTrackClass, ADDITIVE_NONE, ALIGNMENT, BIT_READ_SLACK, FLAG_HAS_METADATA,
+    HEADER_SIZE, KIND_TRANSFORMS, MAGIC, VERSION_MAJOR, VERSION_MINOR,
+};
+use zerocopy::little_endian::{F32, U16, U32};
+use zerocopy::IntoBytes;
+
+use super::sub_track::{SegmentCode, SubTrack};
+use crate::raw_clip::RawClip;
+
+/// Everything the writer needs besides the tracks.
+pub struct ClipShape {
+    /// Samples in the clip.
+    pub sample_count: u32,
+    /// Samples per second.
+    pub sample_rate: f32,
+    /// Samples per segment.
+    pub segment_len: u8,
+}
+
+/// Writes the buffer. `metadata` (the source clip and the precision held) adds the
+/// optional metadata section. The part before it is identical either way, so the
+/// stripped size is the metadata offset.
+pub fn write(
+    shape: &ClipShape,
+    tracks: &[SubTrack],
+    segments: &[Vec<Option<SegmentCode>>],
+    metadata: Option<(&RawClip, f32)>,
+) -> Vec<u8> {
+    let bones = tracks.len() / 3;
+    let mut out = vec![0u8; HEADER_SIZE];
+
+    // Track descriptions.
+    let tracks_offset = out.len();
+    let mut classes = vec![0u8; format::class_table_len(bones)];
+    let mut formats = vec![0u8; format::rotation_format_table_len(bones)];
+    for (index, t) in tracks.iter().enumerate() {
+        classes[index / 4] |= (t.class as u8) << ((index % 4) * 2);
+        if t.components == 4 && t.class != SubTrackClass::Default {
+            formats[t.bone / 8] |= 1 << (t.bone % 8);
+        }
+    }
+    out.extend_from_slice(&classes);
+    out.extend_from_slice(&formats);
+    pad(&mut out);
+
+    let constants_offset = out.len();
+    for t in tracks.iter().filter(|t| t.class == SubTrackClass::Constant) {
+        for c in &t.constant[..t.components as usize] {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    pad(&mut out);
+
+    let ranges_offset = out.len();
+    let animated: Vec<usize> = (0..tracks.len()).filter(|&i| tracks[i].class == SubTrackClass::Animated).collect();
+    for &i in &animated {
+        let t = &tracks[i];
+        let n = t.components as usize;
+        for v in t.clip_min[..n].iter().chain(&t.clip_extent[..n]) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    pad(&mut out);
+
+    let segments_offset = out.len();
+    out.resize(out.len() + segments.len() * format::SEGMENT_ENTRY_SIZE, 0);
+    pad(&mut out);
+    let ranged = segments.len() > 1;
+    let mut entries = Vec::with_capacity(segments.len());
+    for (index, codes) in segments.iter().enumerate() {
+        let data_offset = out.len();
+        let (_, samples) = format::segment_span(index as u32, shape.sample_count, shape.segment_len);
+        let animated_codes: Vec<(&SubTrack, &SegmentCode)> = animated
+            .iter()
+            .map(|&i| (&tracks[i], codes[i].as_ref().expect("animated sub-track without code")))
+            .collect();
+        for (_, code) in &animated_codes {
+            out.push(code.bits);
+        }
+        if ranged {
+            for (t, code) in &animated_codes {
+                let n = t.components as usize;
+                out.extend(code.range_bytes[..n].iter().map(|r| r.0));
+                out.extend(code.range_bytes[..n].iter().map(|r| r.1));
+            }
+        }
+        let frame_bits: u32 = animated_codes.iter().map(|(t, c)| u32::from(c.bits) * t.components).sum();
+        let mut bits = BitWriter::default();
+        for i in 0..samples as usize {
+            for (t, code) in &animated_codes {
+                if code.bits == 0 {
+                    continue;
+                }
+                for c in 0..t.components as usize {
+                    bits.push(code.values[i][c], code.bits);
+                }
+            }
+        }
+        out.extend_from_slice(&bits.finish());
+        let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
+        entries.push(SegmentEntry {
+            data_offset: U32::new(data_offset as u32),
+            frame_bits: U32::new(frame_bits),
+            frames_present: U32::new(full_mask),
+        });
+        if index + 1 == segments.len() {
+            out.resize(out.len() + BIT_READ_SLACK, 0);
+        }
+        pad(&mut out);
+    }
+    for (i, e) in entries.iter().enumerate() {
+        let at = segments_offset + i * format::SEGMENT_ENTRY_SIZE;
+        out[at..at + format::SEGMENT_ENTRY_SIZE].copy_from_slice(e.as_bytes());
+    }
+
+    let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
+    if let Some((clip, precision)) = metadata {
+        flags |= FLAG_HAS_METADATA;
+        metadata_offset = out.len();
+        write_metadata(&mut out, clip, precision);
+        pad(&mut out);
+        metadata_size = out.len() - metadata_offset;
+    }
+
+    let header = ClipHeader {
+        magic: MAGIC,
+        version_major: U16::new(VERSION_MAJOR),
+        version_minor: U16::new(VERSION_MINOR),
+        total_size: U32::new(out.len() as u32),
+        checksum: U32::new(0),
+        flags: U32::new(flags),
+        kind: KIND_TRANSFORMS,
+        additive: ADDITIVE_NONE,
+        segment_len: shape.segment_len,
+        reserved0: 0,
+        bone_count: U32::new(bones as u32),
+        sample_count: U32::new(shape.sample_count),
+        sample_rate: F32::new(shape.sample_rate),
+        segment_count: U32::new(segments.len() as u32),
+        tracks_offset: U32::new(tracks_offset as u32),
+        constants_offset: U32::new(constants_offset as u32),
+        ranges_offset: U32::new(ranges_offset as u32),
+        segments_offset: U32::new(segments_offset as u32),
+        metadata_offset: U32::new(metadata_offset as u32),
+        metadata_size: U32::new(metadata_size as u32),
+    };
+    out[..HEADER_SIZE].copy_from_slice(header.as_bytes());
+    let sum = format::checksum(&out);
+    out[12..16].copy_from_slice(&sum.to_le_bytes());
+    out
+}
+
+fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
+    out.extend_from_slice(&(clip.bones.len() as u32).to_le_bytes());
+    out.extend_from_slice(&precision.to_le_bytes());
+    out.extend_from_slice(&(clip.name.len() as u32).to_le_bytes());
+    out.extend_from_slice(clip.name.as_bytes());
+    for bone in &clip.bones {
+        let parent = bone.parent.map_or(u32::MAX, |p| p as u32);
+        out.extend_from_slice(&parent.to_le_bytes());
+        let b = &bone.bind_pose;
+        let floats = std::iter::once(bone.shell_distance).chain(b.rotation).chain(b.translation).chain(b.scale);
+        for v in floats {
+            out.extend_from_slice(&(v as f32).to_le_bytes());
+        }
+        // Names longer than a u16 are refused on import.
+        let name = &bone.name.as_bytes()[..bone.name.len().min(u16::MAX as usize)];
+        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        out.extend_from_slice(name);
+    }
+}
+
+/// Zero bytes up to the next 16-byte boundary.
+fn pad(out: &mut Vec<u8>) {
+    let len = out.len().next_multiple_of(ALIGNMENT);
+    out.resize(len, 0);
+}
+
+/// Packs values least significant bit first.
+#[derive(Default)]
+struct BitWriter {
+    bytes: Vec<u8>,
+    bit: u64,
+}
+
+impl BitWriter {
+    fn push(&mut self, value: u32, bits: u8) {
+        for k in 0..u64::from(bits) {
+            let at = self.bit + k;
+            let byte = (at / 8) as usize;
+            if byte >= self.bytes.len() {
+                self.bytes.push(0);
+            }
+            if (value >> k) & 1 != 0 {
+                self.bytes[byte] |= 1 << (at % 8);
+            }
+        }
+        self.bit += u64::from(bits);
+    }
+
+    fn finish(self) -> Vec<u8> {
+        self.bytes
+    }
+}

@@ -1,0 +1,285 @@
+//! The uncompressed clip: skeleton, sample rate and one transform per bone per sample.
+
+use std::fmt;
+
+use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
+
+/// A bone of the skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    /// Name, unique within the clip.
+    pub name: String,
+    /// Index of the parent bone (always lower than this bone's), `None` for a root.
+    pub parent: Option<usize>,
+    /// Distance of this bone's virtual vertices, in the clip's units.
+    pub shell_distance: f64,
+    /// The skeleton's reference pose, in the parent's space.
+    pub bind_pose: RawTransform,
+}
+
+/// A transform in double precision: `p' = rotation * (scale * p) + translation`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RawTransform {
+    /// Quaternion `[x, y, z, w]`.
+    pub rotation: [f64; 4],
+    /// Translation.
+    pub translation: [f64; 3],
+    /// Per-axis scale.
+    pub scale: [f64; 3],
+}
+
+impl RawTransform {
+    /// Identity rotation, zero translation, unit scale.
+    pub const IDENTITY: RawTransform =
+        RawTransform { rotation: [0.0, 0.0, 0.0, 1.0], translation: [0.0; 3], scale: [1.0; 3] };
+}
+
+/// The samples of one bone: `sample_count` rotations, translations and scales.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct BoneTrack {
+    /// Quaternions `[x, y, z, w]`, normalised on import.
+    pub rotations: Vec<[f64; 4]>,
+    /// Translations.
+    pub translations: Vec<[f64; 3]>,
+    /// Scales.
+    pub scales: Vec<[f64; 3]>,
+}
+
+/// An uncompressed clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawClip {
+    /// Clip name.
+    pub name: String,
+    /// Samples per second.
+    pub sample_rate: f64,
+    /// Samples per track (at least 1).
+    pub sample_count: usize,
+    /// Bones, parents before children.
+    pub bones: Vec<Bone>,
+    /// One track per bone, same order.
+    pub tracks: Vec<BoneTrack>,
+}
+
+/// What is wrong with a raw clip. Names the bone and the sample where one applies.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClipError {
+    /// The clip has no samples.
+    NoSamples,
+    /// The sample rate is not finite and positive.
+    BadSampleRate(f64),
+    /// More bones or samples than the format supports.
+    TooLarge(String),
+    /// A bone's parent is not an earlier bone.
+    BadParent {
+        /// Bone name.
+        bone: String,
+    },
+    /// Two bones share a name.
+    DuplicateBone(String),
+    /// The number of tracks differs from the number of bones.
+    TrackCountMismatch {
+        /// Bones.
+        bones: usize,
+        /// Tracks.
+        tracks: usize,
+    },
+    /// A sub-track has the wrong number of samples.
+    SampleCountMismatch {
+        /// Bone name.
+        bone: String,
+        /// `rotations`, `translations` or `scales`.
+        sub_track: &'static str,
+        /// Samples found.
+        found: usize,
+        /// Samples expected.
+        expected: usize,
+    },
+    /// A NaN or infinite value.
+    NonFinite {
+        /// Bone name.
+        bone: String,
+        /// Where: `rotations`, `translations`, `scales`, `bind pose` or `shell distance`.
+        sub_track: &'static str,
+        /// Sample index (none for bind pose and shell distance).
+        sample: Option<usize>,
+    },
+    /// A value too large for single precision, which the decoder produces.
+    OutOfRange {
+        /// Bone name.
+        bone: String,
+        /// Where.
+        sub_track: &'static str,
+        /// Sample index (none for bind pose).
+        sample: Option<usize>,
+    },
+    /// A quaternion of zero length cannot be a rotation.
+    ZeroQuaternion {
+        /// Bone name.
+        bone: String,
+        /// Sample index (none for the bind pose).
+        sample: Option<usize>,
+    },
+    /// The shell distance is not positive.
+    BadShellDistance {
+        /// Bone name.
+        bone: String,
+    },
+}
+
+impl fmt::Display for ClipError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |s: &Option<usize>| s.map(|s| format!(", sample {s}")).unwrap_or_default();
+        match self {
+            ClipError::NoSamples => f.write_str("the clip has no samples"),
+            ClipError::BadSampleRate(r) => write!(f, "sample rate {r} is not a finite positive number"),
+            ClipError::TooLarge(what) => write!(f, "{what}"),
+            ClipError::BadParent { bone } => {
+                write!(f, "bone '{bone}': parent must be a bone listed before it")
+            }
+            ClipError::DuplicateBone(name) => write!(f, "two bones are named '{name}'"),
+            ClipError::TrackCountMismatch { bones, tracks } => {
+                write!(f, "{tracks} tracks for {bones} bones")
+            }
+            ClipError::SampleCountMismatch { bone, sub_track, found, expected } => {
+                write!(f, "bone '{bone}': {sub_track} has {found} samples, the clip has {expected}")
+            }
+            ClipError::NonFinite { bone, sub_track, sample } => {
+                write!(f, "bone '{bone}': {sub_track}{}: value is NaN or infinite", at(sample))
+            }
+            ClipError::OutOfRange { bone, sub_track, sample } => write!(
+                f,
+                "bone '{bone}': {sub_track}{}: value exceeds the single-precision range (about 3.4e38)",
+                at(sample)
+            ),
+            ClipError::ZeroQuaternion { bone, sample } => {
+                write!(f, "bone '{bone}'{}: rotation quaternion has zero length", at(sample))
+            }
+            ClipError::BadShellDistance { bone } => {
+                write!(f, "bone '{bone}': vertex distance must be a positive number")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClipError {}
+
+impl RawClip {
+    /// Duration in seconds.
+    pub fn duration(&self) -> f64 {
+        (self.sample_count.saturating_sub(1)) as f64 / self.sample_rate
+    }
+
+    /// Raw size as ACL counts it: bones × samples × 10 floats × 4 bytes.
+    pub fn raw_bytes(&self) -> u64 {
+        self.bones.len() as u64 * self.sample_count as u64 * 40
+    }
+
+    /// Checks everything the compressor relies on, and normalises rotations.
+    pub fn validate(&mut self) -> Result<(), ClipError> {
+        if self.sample_count == 0 {
+            return Err(ClipError::NoSamples);
+        }
+        if self.sample_count > MAX_SAMPLES as usize {
+            return Err(ClipError::TooLarge(format!(
+                "{} samples, the format supports at most {MAX_SAMPLES}",
+                self.sample_count
+            )));
+        }
+        if self.bones.len() > MAX_BONES as usize {
+            return Err(ClipError::TooLarge(format!(
+                "{} bones, the format supports at most {MAX_BONES}",
+                self.bones.len()
+            )));
+        }
+        if !(self.sample_rate.is_finite() && self.sample_rate > 0.0 && self.sample_rate <= f32::MAX as f64) {
+            return Err(ClipError::BadSampleRate(self.sample_rate));
+        }
+        if self.tracks.len() != self.bones.len() {
+            return Err(ClipError::TrackCountMismatch { bones: self.bones.len(), tracks: self.tracks.len() });
+        }
+        let mut names = std::collections::HashSet::new();
+        for (index, bone) in self.bones.iter_mut().enumerate() {
+            if !names.insert(bone.name.clone()) {
+                return Err(ClipError::DuplicateBone(bone.name.clone()));
+            }
+            if bone.parent.is_some_and(|p| p >= index) {
+                return Err(ClipError::BadParent { bone: bone.name.clone() });
+            }
+            if !bone.shell_distance.is_finite() {
+                return Err(ClipError::NonFinite {
+                    bone: bone.name.clone(),
+                    sub_track: "shell distance",
+                    sample: None,
+                });
+            }
+            if bone.shell_distance <= 0.0 {
+                return Err(ClipError::BadShellDistance { bone: bone.name.clone() });
+            }
+            let bind = &mut bone.bind_pose;
+            let finite = bind.rotation.iter().chain(&bind.translation).chain(&bind.scale).all(|v| v.is_finite());
+            if !finite {
+                return Err(ClipError::NonFinite { bone: bone.name.clone(), sub_track: "bind pose", sample: None });
+            }
+            if !fits_f32(&bind.translation) || !fits_f32(&bind.scale) || bone.shell_distance > f64::from(f32::MAX) {
+                return Err(ClipError::OutOfRange { bone: bone.name.clone(), sub_track: "bind pose", sample: None });
+            }
+            bind.rotation = normalize(bind.rotation)
+                .ok_or_else(|| ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: None })?;
+        }
+        let expected = self.sample_count;
+        for (bone, track) in self.bones.iter().zip(&mut self.tracks) {
+            let count = |sub_track, found| {
+                if found == expected {
+                    Ok(())
+                } else {
+                    Err(ClipError::SampleCountMismatch { bone: bone.name.clone(), sub_track, found, expected })
+                }
+            };
+            count("rotations", track.rotations.len())?;
+            count("translations", track.translations.len())?;
+            count("scales", track.scales.len())?;
+            let non_finite =
+                |sub_track, sample| ClipError::NonFinite { bone: bone.name.clone(), sub_track, sample: Some(sample) };
+            for (sample, q) in track.rotations.iter_mut().enumerate() {
+                if !q.iter().all(|v| v.is_finite()) {
+                    return Err(non_finite("rotations", sample));
+                }
+                *q = normalize(*q)
+                    .ok_or_else(|| ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) })?;
+            }
+            if let Some(s) = track.translations.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+                return Err(non_finite("translations", s));
+            }
+            if let Some(s) = track.scales.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+                return Err(non_finite("scales", s));
+            }
+            let too_large =
+                |sub_track, sample| ClipError::OutOfRange { bone: bone.name.clone(), sub_track, sample: Some(sample) };
+            if let Some(s) = track.translations.iter().position(|v| !fits_f32(v)) {
+                return Err(too_large("translations", s));
+            }
+            if let Some(s) = track.scales.iter().position(|v| !fits_f32(v)) {
+                return Err(too_large("scales", s));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn fits_f32(v: &[f64; 3]) -> bool {
+    v.iter().all(|c| c.abs() <= f64::from(f32::MAX))
+}
+
+/// Normalises a quaternion; `None` when its length is zero (or underflows, or
+/// overflows: the components are finite but their squares are not).
+fn normalize(q: [f64; 4]) -> Option<[f64; 4]> {
+    // Scale by the largest component first so that huge or tiny but valid
+    // quaternions normalise without overflow or underflow.
+    let largest = q.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        return None;
+    }
+    let s = q.map(|v| v / largest);
+    let len = (s[0] * s[0] + s[1] * s[1] + s[2] * s[2] + s[3] * s[3]).sqrt();
+    Some(s.map(|v| v / len))
+}
