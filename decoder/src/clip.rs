@@ -311,6 +311,11 @@ impl<'a> Clip<'a> {
     pub fn sub_track_class(&self, kind: SubTrackKind, bone: u32) -> Option<SubTrackClass> {
         (bone < self.bone_count).then(|| self.class(kind, bone as usize))
     }
+    /// Whether `bone`'s rotation stores all four quaternion components (rather than
+    /// three with `w` rebuilt); `None` past the bone count.
+    pub fn full_quaternion_rotation(&self, bone: u32) -> Option<bool> {
+        (bone < self.bone_count).then(|| self.full_quaternion(bone as usize))
+    }
     /// The optional metadata (names, parents, shell distances, bind pose).
     pub fn metadata(&self) -> Option<Metadata<'a>> {
         self.metadata

@@ -1,0 +1,155 @@
+//! Shared helpers of the end-to-end tests: locating the shared clips, and an error
+//! metric written here independently of the encoder (points pushed through each
+//! bone's chain of local transforms with quaternion rotation, in `f64`; the encoder
+//! composes 3×4 matrices instead).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_encoder::RawClip;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_owned()
+}
+
+/// `../shared/clips` next to the repository, or `None` (with a message) when it is
+/// absent outside CI. Under `CI=true` its absence fails the test.
+pub fn shared_clips() -> Option<PathBuf> {
+    let dir = repo_root().join("../shared/clips");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("CI=true but {} is missing: the shared clips are required under CI", dir.display());
+    }
+    eprintln!("skipping: {} not found (the shared clips are only on project machines)", dir.display());
+    None
+}
+
+/// The 18 transform clips of the shared folder (not track lists, not degenerate
+/// lists, not the annotated format reference).
+pub fn transform_clips(dir: &Path) -> Vec<PathBuf> {
+    let mut clips: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read shared clips")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.ends_with(".acl.sjson")
+                && !name.starts_with("track_list")
+                && !name.starts_with("no_output")
+                && !name.starts_with("format_reference")
+        })
+        .collect();
+    clips.sort();
+    clips
+}
+
+/// Reads a clip file with the encoder's reader.
+pub fn load(path: &Path) -> RawClip {
+    let text = std::fs::read_to_string(path).expect("read clip");
+    let name = path.file_name().unwrap().to_string_lossy().replace(".acl.sjson", "");
+    ossa_encoder::acl_text::read_clip(&text, &name).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A local transform in `f64`.
+#[derive(Clone, Copy, Debug)]
+pub struct Local {
+    pub q: [f64; 4],
+    pub t: [f64; 3],
+    pub s: [f64; 3],
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+/// Rotates `v` by the (normalised) quaternion `q`: v + 2w(u×v) + 2u×(u×v).
+fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let (u, w) = ([q[0] / n, q[1] / n, q[2] / n], q[3] / n);
+    let c1 = cross(u, v);
+    let c2 = cross(u, c1);
+    [v[0] + 2.0 * (w * c1[0] + c2[0]), v[1] + 2.0 * (w * c1[1] + c2[1]), v[2] + 2.0 * (w * c1[2] + c2[2])]
+}
+
+impl Local {
+    pub fn apply(&self, p: [f64; 3]) -> [f64; 3] {
+        let scaled = [p[0] * self.s[0], p[1] * self.s[1], p[2] * self.s[2]];
+        let r = rotate(self.q, scaled);
+        [r[0] + self.t[0], r[1] + self.t[1], r[2] + self.t[2]]
+    }
+
+    pub fn from_decoded(t: &Transform) -> Local {
+        Local {
+            q: t.rotation.to_array().map(f64::from),
+            t: t.translation.to_array().map(f64::from),
+            s: t.scale.to_array().map(f64::from),
+        }
+    }
+}
+
+/// The raw clip's pose at `sample`, rounded to `f32` as the engine consumes it.
+pub fn raw_pose(clip: &RawClip, sample: usize) -> Vec<Local> {
+    clip.tracks
+        .iter()
+        .map(|t| Local {
+            q: t.rotations[sample].map(|v| f64::from(v as f32)),
+            t: t.translations[sample].map(|v| f64::from(v as f32)),
+            s: t.scales[sample].map(|v| f64::from(v as f32)),
+        })
+        .collect()
+}
+
+/// Object-space position of a point given in `bone`'s space.
+fn to_object(pose: &[Local], parents: &[Option<usize>], bone: usize, p: [f64; 3]) -> [f64; 3] {
+    let mut p = pose[bone].apply(p);
+    let mut b = parents[bone];
+    while let Some(a) = b {
+        p = pose[a].apply(p);
+        b = parents[a];
+    }
+    p
+}
+
+/// Object-space error of every bone: the largest distance between the virtual
+/// vertices (shell distance on local x, y, z) moved by the two poses.
+pub fn pose_errors(clip: &RawClip, reference: &[Local], decoded: &[Local]) -> Vec<f64> {
+    let parents: Vec<Option<usize>> = clip.bones.iter().map(|b| b.parent).collect();
+    (0..clip.bones.len())
+        .map(|b| {
+            let d = clip.bones[b].shell_distance;
+            let mut worst = 0.0f64;
+            for axis in 0..3 {
+                let mut v = [0.0; 3];
+                v[axis] = d;
+                let a = to_object(reference, &parents, b, v);
+                let c = to_object(decoded, &parents, b, v);
+                let dist = ((a[0] - c[0]).powi(2) + (a[1] - c[1]).powi(2) + (a[2] - c[2]).powi(2)).sqrt();
+                worst = if dist.is_nan() { f64::INFINITY } else { worst.max(dist) };
+            }
+            worst
+        })
+        .collect()
+}
+
+/// Decodes `clip_bytes` at every original sample time; returns the largest error and
+/// where it is `(bone, sample)`.
+pub fn max_error(raw: &RawClip, clip_bytes: &[u8]) -> (f64, usize, usize) {
+    let clip = Clip::from_bytes(clip_bytes).expect("valid clip");
+    let mut sampler = Sampler::new(clip);
+    let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
+    let mut worst = (0.0, 0, 0);
+    for s in 0..raw.sample_count {
+        sampler.seek(s as f32 / clip.sample_rate(), Rounding::None);
+        sampler.decompress_pose(&mut pose).expect("decode");
+        let decoded: Vec<Local> = pose.iter().map(Local::from_decoded).collect();
+        for (b, e) in pose_errors(raw, &raw_pose(raw, s), &decoded).into_iter().enumerate() {
+            if e > worst.0 || (b, s) == (0, 0) {
+                worst = (worst.0.max(e), b, s);
+            }
+        }
+    }
+    worst
+}
