@@ -79,7 +79,8 @@ impl Affine {
 pub fn vertex_error(reference: &[[f64; 3]; 3], lossy: &[[f64; 3]; 3]) -> f64 {
     let mut worst = 0.0f64;
     for (a, b) in reference.iter().zip(lossy) {
-        let d = (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2);
+        let (dx, dy, dz) = (a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+        let d = dx * dx + dy * dy + dz * dz;
         worst = worst.max(d);
     }
     // NaN anywhere must read as an unbounded error, not vanish in `max`.
