@@ -1,0 +1,254 @@
+//! The `ossa` command-line contract: outputs, JSON fields, exit statuses and
+//! one-line errors that name the file and the problem.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_encoder::{acl_text, AlignedBytes};
+
+fn ossa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ossa")).args(args).output().expect("run ossa")
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wave.acl.sjson")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn compress_info_decompress_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wave.ossa");
+    let o = ossa(&["compress", s(&example()), "-o", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1, "one summary line");
+    assert!(stdout(&o).contains("max error"));
+
+    let o = ossa(&["compress", s(&example()), "-o", s(&out), "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    for key in ["raw_bytes", "compressed_bytes", "file_bytes", "ratio", "max_error", "precision", "seconds"] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["raw_bytes"], 8 * 48 * 40);
+    assert!(v["max_error"].as_f64().unwrap() <= 0.01);
+    let file_len = std::fs::metadata(&out).unwrap().len();
+    assert_eq!(v["file_bytes"].as_u64().unwrap(), file_len);
+    assert!(v["compressed_bytes"].as_u64().unwrap() < file_len);
+
+    let o = ossa(&["info", s(&out), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(info["bones"], 8);
+    assert_eq!(info["samples"], 48);
+    assert_eq!(info["version"], "1.0");
+    assert_eq!(info["bytes"]["compressed"], v["compressed_bytes"]);
+    let o = ossa(&["info", s(&out)]);
+    assert!(o.status.success() && stdout(&o).contains("checksum"));
+
+    // Decompress: the text holds exactly the decoded f32 values, bones and parents.
+    let text_out = dir.path().join("wave.acl.sjson");
+    let o = ossa(&["decompress", s(&out), "-o", s(&text_out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let source = acl_text::read_clip(&std::fs::read_to_string(example()).unwrap(), "wave").unwrap();
+    let back = acl_text::read_clip(&std::fs::read_to_string(&text_out).unwrap(), "x").unwrap();
+    assert_eq!(back.sample_count, source.sample_count);
+    assert_eq!(back.sample_rate, source.sample_rate);
+    for (a, b) in back.bones.iter().zip(&source.bones) {
+        assert_eq!((&a.name, a.parent, a.shell_distance), (&b.name, b.parent, b.shell_distance));
+    }
+    let bytes = AlignedBytes::new(&std::fs::read(&out).unwrap());
+    let clip = Clip::from_bytes(&bytes).unwrap();
+    let mut sampler = Sampler::new(clip);
+    let mut pose = vec![Transform::IDENTITY; 8];
+    for sample in 0..back.sample_count {
+        sampler.seek(sample as f32 / clip.sample_rate(), Rounding::None);
+        sampler.decompress_pose(&mut pose).unwrap();
+        for (t, track) in pose.iter().zip(&back.tracks) {
+            // Rotations are renormalised in f64 on import: equal to within that.
+            let q = t.rotation.to_array().map(f64::from);
+            assert!(q.iter().zip(&track.rotations[sample]).all(|(a, b)| (a - b).abs() < 1e-6));
+            assert_eq!(t.translation.to_array().map(f64::from), track.translations[sample]);
+            assert_eq!(t.scale.to_array().map(f64::from), track.scales[sample]);
+        }
+    }
+}
+
+#[test]
+fn stripped_file_is_exactly_the_compressed_size_and_decompresses_with_index_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wave.ossa");
+    let o = ossa(&["compress", s(&example()), "-o", s(&out), "--strip-metadata", "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["compressed_bytes"], v["file_bytes"]);
+    let text_out = dir.path().join("back.acl.sjson");
+    assert!(ossa(&["decompress", s(&out), "-o", s(&text_out)]).status.success());
+    let back = acl_text::read_clip(&std::fs::read_to_string(&text_out).unwrap(), "x").unwrap();
+    assert_eq!(back.bones[3].name, "bone_3");
+}
+
+#[test]
+fn stats_reports_every_clip_and_a_total() {
+    let pose = example().with_file_name("pose.acl.sjson");
+    let o = ossa(&["stats", s(&example()), s(&pose), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["clips"].as_array().unwrap().len(), 2);
+    for key in ["raw_bytes", "compressed_bytes", "ratio", "max_error", "p99_error", "within_precision", "seconds"] {
+        assert!(v["clips"][0].get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["total"]["within_precision"], 1.0);
+    let o = ossa(&["stats", s(&example())]);
+    assert!(o.status.success() && stdout(&o).contains("total"));
+}
+
+/// Writes `text` to a file in `dir`, runs `ossa compress` on it, and checks the
+/// failure contract: exit 2, nothing on stdout, one line on stderr naming the file
+/// and containing `needle`, no output left behind.
+fn assert_refused(dir: &Path, name: &str, contents: &[u8], needle: &str) {
+    let input = dir.join(name);
+    std::fs::write(&input, contents).unwrap();
+    let out = dir.join(format!("{name}.ossa"));
+    let o = ossa(&["compress", s(&input), "-o", s(&out)]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    assert!(stdout(&o).is_empty(), "{name}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{name}: one line expected: {err}");
+    assert!(err.contains(name), "{name}: message does not name the file: {err}");
+    assert!(err.to_lowercase().contains(&needle.to_lowercase()), "{name}: expected '{needle}' in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists(), "{name}: output left behind");
+}
+
+fn clip_text(bones: &str, tracks: &str, samples: &str) -> String {
+    format!("version = 1\nclip = {{ name = \"t\" num_samples = {samples} sample_rate = 30 }}\nbones = [ {bones} ]\ntracks = [ {tracks} ]\n")
+}
+
+#[test]
+fn bad_inputs_are_refused_with_one_line_naming_file_and_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bone = |n: &str, p: &str| format!("{{ name = \"{n}\" parent = \"{p}\" vertex_distance = 3 }}");
+    let ok_bones = format!("{} {}", bone("a", ""), bone("b", "a"));
+    assert_refused(d, "empty.acl.sjson", b"", "empty");
+    assert_refused(d, "binary.acl.sjson", &[0x76, 0xff, 0xfe, 0x00], "UTF-8");
+    assert_refused(d, "syntax.acl.sjson", b"version = 1\nclip = { num_samples = 3\n", "line");
+    assert_refused(
+        d,
+        "list.acl.sjson",
+        b"version = 4\ntrack_list = { num_samples = 1 sample_rate = 30 }\n",
+        "track list",
+    );
+    assert_refused(d, "noversion.acl.sjson", b"clip = { }", "version");
+    assert_refused(d, "zero.acl.sjson", clip_text(&ok_bones, "", "0").as_bytes(), "no samples");
+    assert_refused(d, "huge.acl.sjson", clip_text(&ok_bones, "", "4000000000").as_bytes(), "limit");
+    assert_refused(d, "orphan.acl.sjson", clip_text(&bone("a", "ghost"), "", "1").as_bytes(), "parent 'ghost'");
+    assert_refused(
+        d,
+        "cycle.acl.sjson",
+        clip_text(&format!("{} {}", bone("a", "b"), bone("b", "a")), "", "1").as_bytes(),
+        "parent 'b'",
+    );
+    assert_refused(
+        d,
+        "dup.acl.sjson",
+        clip_text(&format!("{} {}", bone("a", ""), bone("a", "")), "", "1").as_bytes(),
+        "two bones",
+    );
+    let nan = "{ name = \"b\" translations = [ [ 1, 2, 3 ] [ \"7ff8000000000000\", 0, 0 ] ] }";
+    assert_refused(d, "nan.acl.sjson", clip_text(&ok_bones, nan, "2").as_bytes(), "sample 1");
+    let inf = "{ name = \"b\" rotations = [ [ 0, 0, 0, 1 ] [ 0, 1e999, 0, 1 ] ] }";
+    assert_refused(d, "inf.acl.sjson", clip_text(&ok_bones, inf, "2").as_bytes(), "NaN or infinite");
+    let zero_q = "{ name = \"a\" rotations = [ [ 0, 0, 0, 0 ] ] }";
+    assert_refused(d, "zeroq.acl.sjson", clip_text(&ok_bones, zero_q, "1").as_bytes(), "zero length");
+    let short = "{ name = \"a\" rotations = [ [ 0, 0, 0, 1 ] ] }";
+    assert_refused(d, "count.acl.sjson", clip_text(&ok_bones, short, "3").as_bytes(), "has 1 samples");
+    let unknown = "{ name = \"zz\" }";
+    assert_refused(d, "track.acl.sjson", clip_text(&ok_bones, unknown, "1").as_bytes(), "names no bone");
+}
+
+#[test]
+fn large_finite_values_still_compress() {
+    let dir = tempfile::tempdir().unwrap();
+    let bones = "{ name = \"a\" parent = \"\" } { name = \"b\" parent = \"a\" }";
+    let tracks = "{ name = \"a\" translations = [ [ 1e6, -2e6, 3e5 ] [ 1.5e6, -2e6, 3e5 ] [ 1e6, 2e6, 3e5 ] ] }";
+    let input = dir.path().join("big.acl.sjson");
+    std::fs::write(&input, clip_text(bones, tracks, "3")).unwrap();
+    let out = dir.path().join("big.ossa");
+    let o = ossa(&["compress", s(&input), "-o", s(&out), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v["max_error"].as_f64().unwrap() <= 0.01, "{v}");
+}
+
+#[test]
+fn file_system_problems_are_reported_and_outputs_are_never_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = ossa(&["compress", s(&d.join("missing.acl.sjson")), "-o", s(&d.join("x.ossa"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.acl.sjson") && stderr(&o).contains("cannot read"));
+
+    let o = ossa(&["compress", s(d), "-o", s(&d.join("x.ossa"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("directory"));
+
+    // A failed compression leaves an existing output untouched.
+    let out = d.join("keep.ossa");
+    std::fs::write(&out, b"precious").unwrap();
+    std::fs::write(d.join("bad.acl.sjson"), b"version = 1\n").unwrap();
+    let o = ossa(&["compress", s(&d.join("bad.acl.sjson")), "-o", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(&out).unwrap(), b"precious");
+
+    // Output into a folder that does not exist.
+    let o = ossa(&["compress", s(&example()), "-o", s(&d.join("no/such/dir/x.ossa"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("x.ossa"), "{}", stderr(&o));
+
+    // No temporary files left anywhere.
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn corrupted_and_foreign_files_are_refused_by_info_and_decompress() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wave.ossa");
+    assert!(ossa(&["compress", s(&example()), "-o", s(&out)]).status.success());
+    let mut bytes = std::fs::read(&out).unwrap();
+    let last = bytes.len() - 20;
+    bytes[last] ^= 0x40;
+    let bad = dir.path().join("bad.ossa");
+    std::fs::write(&bad, &bytes).unwrap();
+    for cmd in [vec!["info", s(&bad)], vec!["decompress", s(&bad), "-o", s(&dir.path().join("o.sjson"))]] {
+        let o = ossa(&cmd);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("corrupted") && stderr(&o).contains("bad.ossa"), "{}", stderr(&o));
+    }
+    let o = ossa(&["info", s(&example())]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not an ossa clip"), "{}", stderr(&o));
+    let empty = dir.path().join("empty.ossa");
+    std::fs::write(&empty, b"").unwrap();
+    let o = ossa(&["info", s(&empty)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("empty"));
+}
