@@ -63,3 +63,20 @@ pub fn read_bits(bytes: &[u8], bit_offset: u64, bits: u8) -> u32 {
     let mask = if bits >= 32 { u64::from(u32::MAX) } else { (1u64 << bits) - 1 };
     ((word >> shift) & mask) as u32
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_bits_lsb_first_across_bytes_and_past_the_end() {
+        let bytes = [0b1010_1100u8, 0xff, 0x01, 0, 0, 0, 0, 0, 0];
+        assert_eq!(read_bits(&bytes, 2, 3), 0b011);
+        assert_eq!(read_bits(&bytes, 4, 8), 0xfa);
+        assert_eq!(read_bits(&bytes, 0, 32), 0x0001_ffac);
+        // Past the end: zero bits, no panic.
+        assert_eq!(read_bits(&bytes, 8 * 8, 24), 0);
+        assert_eq!(read_bits(&bytes, u64::MAX, 32), 0);
+        assert_eq!(u32_at(&bytes, usize::MAX), None);
+    }
+}

@@ -228,3 +228,35 @@ pub fn checksum(bytes: &[u8]) -> u32 {
     }
     hash
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_cover_every_sample_once_with_at_most_31() {
+        for n in 1..200u32 {
+            let count = segment_count(n, DEFAULT_SEGMENT_LEN);
+            let mut next = 0;
+            for i in 0..count {
+                let (start, len) = segment_span(i, n, DEFAULT_SEGMENT_LEN);
+                assert_eq!(start, next);
+                assert!((1..=31).contains(&len), "n={n} segment {i} has {len}");
+                next += len;
+            }
+            assert_eq!(next, n);
+        }
+    }
+
+    #[test]
+    fn checksum_ignores_its_own_field_and_sees_every_byte() {
+        let mut a = [7u8; 40];
+        let base = checksum(&a);
+        a[13] = 99;
+        assert_eq!(checksum(&a), base);
+        a[20] ^= 1;
+        assert_ne!(checksum(&a), base);
+        // FNV-1a of the empty input is the offset basis.
+        assert_eq!(checksum(&[]), 0x811c_9dc5);
+    }
+}

@@ -93,3 +93,23 @@ pub fn rotation_from_components(c: [f32; 4], components: u32) -> [f32; 4] {
         [c[0], c[1], c[2], reconstruct_w(c[0], c[1], c[2])]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dequantisation_hits_the_range_ends() {
+        assert_eq!(decode_component(8, 0, None, -2.0, 4.0), -2.0);
+        assert_eq!(decode_component(8, 255, None, -2.0, 4.0), 2.0);
+        assert_eq!(decode_component(24, (1 << 24) - 1, None, 0.0, 1.0), 1.0);
+        assert_eq!(decode_component(32, 1.5f32.to_bits(), Some((3, 4)), 9.0, 9.0), 1.5);
+        // Bit rate 0 with a segment: the 16-bit constant.
+        assert_eq!(decode_component(0, 0, Some((0xff, 0xff)), 1.0, 2.0), 3.0);
+        assert_eq!(decode_component(0, 0, None, 1.0, 2.0), 1.0);
+        // Segment range: lo/255 + n * hi/255.
+        let v = decode_component(1, 1, Some((51, 102)), 0.0, 1.0);
+        assert!((v - 0.6).abs() < 1e-6, "{v}");
+        assert_eq!(reconstruct_w(1.0, 0.5, 0.0), 0.0);
+    }
+}

@@ -116,7 +116,7 @@ fn constant_value(kind: SubTrackKind, raw: &[Lane4]) -> Lane4 {
     for (c, o) in out.iter_mut().enumerate().take(3) {
         let (lo, hi) = raw
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(f64::from(v[c])), hi.max(f64::from(v[c]))));
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| super::sub_track::span(lo, hi, f64::from(v[c])));
         *o = ((lo + hi) * 0.5) as f32;
     }
     out

@@ -79,10 +79,11 @@ impl SubTrack {
         self.raw_only = false;
         for c in 0..n {
             let (lo, hi) =
-                self.stored.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v[c]), hi.max(v[c])));
+                self.stored.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| span(lo, hi, v[c]));
             let extent = hi - lo;
             if extent.is_finite() {
-                self.clip_min[c] = lo;
+                // `+ 0.0` turns a -0.0 minimum into +0.0 on every target.
+                self.clip_min[c] = lo + 0.0;
                 self.clip_extent[c] = extent;
             } else {
                 self.raw_only = true;
@@ -124,7 +125,7 @@ impl SubTrack {
             };
             let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| {
                 let n = normalized(s[c]);
-                (lo.min(n), hi.max(n))
+                span(lo, hi, n)
             });
             if ranged {
                 range_bytes[c] = if bits == 0 {
@@ -196,4 +197,11 @@ fn best_constant(start: [u8; 2], decode: impl Fn((u8, u8)) -> f32, samples: &[[f
         }
     }
     best
+}
+
+/// Extends `(lo, hi)` by `v`. Unlike `f32::min`/`max`, which may return either zero
+/// for `-0.0` against `+0.0` depending on the target, this keeps the first seen: the
+/// encoder's output must be the same bytes on every machine.
+pub fn span<T: PartialOrd + Copy>(lo: T, hi: T, v: T) -> (T, T) {
+    (if v < lo { v } else { lo }, if v > hi { v } else { hi })
 }

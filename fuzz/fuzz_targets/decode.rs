@@ -1,0 +1,46 @@
+//! Arbitrary bytes → `Clip::from_bytes` → when valid, sample at times, rounding
+//! modes and bone indices taken from the input. Must never crash.
+//!
+//! `cargo +nightly fuzz run decode` from `fuzz/`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+
+/// 16-byte aligned storage for the input, as the decoder requires.
+#[repr(C, align(16))]
+struct Aligned([u8; 1 << 16]);
+
+fuzz_target!(|data: &[u8]| {
+    // The first 8 bytes steer sampling; the rest is the buffer.
+    if data.len() < 8 || data.len() - 8 > (1 << 16) {
+        return;
+    }
+    let (control, bytes) = data.split_at(8);
+    let mut storage = Box::new(Aligned([0; 1 << 16]));
+    storage.0[..bytes.len()].copy_from_slice(bytes);
+    let bytes = &storage.0[..bytes.len()];
+    let _ = Clip::from_bytes_verified(bytes);
+    let Ok(clip) = Clip::from_bytes(bytes) else { return };
+    let time = f32::from_le_bytes([control[0], control[1], control[2], control[3]]);
+    let rounding = match control[4] & 3 {
+        0 => Rounding::None,
+        1 => Rounding::Floor,
+        2 => Rounding::Ceil,
+        _ => Rounding::Nearest,
+    };
+    let mut sampler = Sampler::new(clip);
+    let mut pose = [Transform::IDENTITY; 64];
+    for t in [time, time * 0.5, clip.duration() * f32::from(control[5]) / 255.0] {
+        sampler.seek(t, rounding);
+        let _ = sampler.decompress_pose(&mut pose);
+        let _ = sampler.decompress_bone(u32::from(control[6]));
+        let _ = sampler.decompress_bone(u32::from(control[7]) * 1000);
+    }
+    if let Some(meta) = clip.metadata() {
+        for bone in meta.bones() {
+            let _ = bone.name.len();
+        }
+    }
+    let _ = clip.layout();
+});
