@@ -15,6 +15,9 @@ use crate::interpolation::{interpolate_rotation, interpolate_vector};
 use crate::quantization::{decode_component, rotation_from_components};
 use crate::transform::Transform;
 
+/// Relative distance (4 ulps of 1.0) within which a position snaps to a sample.
+const SNAP_ULPS: f32 = 4.0 * f32::EPSILON;
+
 /// How `seek` treats a time that falls between two samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Rounding {
@@ -83,6 +86,11 @@ impl<'a> Sampler<'a> {
         let position = time * self.clip.sample_rate;
         // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
         let position = position.max(0.0).min(last as f32);
+        // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
+        // residue is a visible fraction of a sample. Times within a few ulps of a sample
+        // are that sample.
+        let nearest = libm::roundf(position);
+        let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
         let k0 = (position as u32).min(last);
         let k1 = if k0 < last { k0 + 1 } else { last };
         let fraction = position - k0 as f32;

@@ -108,9 +108,10 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     let metadata = settings.include_metadata.then_some((&clip, precision as f32));
 
+    // Promotions change a sub-track's class and restart the search; there are at most
+    // four per bone (three classes and one rotation format), so this terminates.
     let mut round = 0;
     loop {
-        round += 1;
         let results: Vec<bit_rates::SegmentResult> = spans
             .par_iter()
             .zip(&targets)
@@ -119,10 +120,11 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             })
             .collect();
         if let Some(bone) = results.iter().find_map(|r| r.stuck_bone) {
-            if promote(&mut tracks, &reference, bone) && round < MAX_ROUNDS {
+            if promote(&mut tracks, &reference, bone) {
                 continue;
             }
         }
+        round += 1;
         let codes: Vec<_> = results.into_iter().map(|r| r.codes).collect();
         let bytes = AlignedBytes::new(&writer::write(&shape, &tracks, &codes, metadata));
         let errors = measure(&bytes, &reference, precision)
