@@ -3,12 +3,17 @@
 //! Reads `.ossa` compressed skeletal animation clips, zero-copy, from a caller's
 //! `&[u8]`, and samples poses from them. `#![no_std]`, no heap, ever.
 //!
-//! ```ignore
-//! let clip = ossa_decoder::Clip::from_bytes(bytes)?;   // validates once
-//! let mut sampler = ossa_decoder::Sampler::new(clip);  // lives on the stack
-//! sampler.seek(0.5, ossa_decoder::Rounding::None);
-//! let mut pose = [ossa_decoder::Transform::IDENTITY; 64];
-//! sampler.decompress_pose(&mut pose)?;
+//! ```
+//! use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+//!
+//! fn sample(bytes: &[u8], time: f32, pose: &mut [Transform]) -> Result<(), ossa_decoder::Error> {
+//!     let clip = Clip::from_bytes(bytes)?;   // validates once
+//!     let mut sampler = Sampler::new(clip);  // lives on the stack
+//!     sampler.seek(time, Rounding::None);
+//!     sampler.decompress_pose(pose)
+//! }
+//! # let mut pose = [Transform::IDENTITY; 4];
+//! # assert!(sample(&[], 0.0, &mut pose).is_err());
 //! ```
 //!
 //! Validation ([`Clip::from_bytes`]) checks every offset, count and bit rate, in

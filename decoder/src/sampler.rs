@@ -201,7 +201,7 @@ impl<'a> Sampler<'a> {
     }
 
     /// The stored components of the current animated sub-track at key `k`.
-    #[inline]
+    #[inline(always)]
     fn decode_key(&self, k: usize, cursor: &Cursor, components: u32) -> [f32; 4] {
         let clip = &self.clip;
         let bytes = clip.bytes;
@@ -245,7 +245,7 @@ impl Value {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn from_keys(kind: SubTrackKind, components: u32, c0: [f32; 4], c1: [f32; 4], alpha: f32) -> Value {
         match kind {
             SubTrackKind::Rotation => Value::Rotation(interpolate_rotation(
