@@ -17,15 +17,18 @@ use crate::sjson::{self, Node, Value};
 pub struct ImportError {
     /// The line the problem is on, when known.
     pub line: Option<u32>,
+    /// The column, for syntax errors.
+    pub column: Option<u32>,
     /// What is wrong.
     pub message: String,
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.message),
-            None => f.write_str(&self.message),
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => write!(f, "line {line}, column {column}: {}", self.message),
+            (Some(line), None) => write!(f, "line {line}: {}", self.message),
+            _ => f.write_str(&self.message),
         }
     }
 }
@@ -33,14 +36,17 @@ impl fmt::Display for ImportError {
 impl std::error::Error for ImportError {}
 
 fn err(node: Option<&Node>, message: impl Into<String>) -> ImportError {
-    ImportError { line: node.map(|n| n.line), message: message.into() }
+    ImportError { line: node.map(|n| n.line), column: None, message: message.into() }
 }
 
 /// Reads a clip from the text of an `.acl.sjson` file. `default_name` names the clip
 /// when the file does not.
 pub fn read_clip(text: &str, default_name: &str) -> Result<RawClip, ImportError> {
-    let doc = sjson::parse(text)
-        .map_err(|e| ImportError { line: Some(e.line), message: format!("column {}: {}", e.column, e.message) })?;
+    let doc = sjson::parse(text).map_err(|e| ImportError {
+        line: Some(e.line),
+        column: Some(e.column),
+        message: e.message,
+    })?;
     let version = doc.get("version").ok_or_else(|| err(None, "missing 'version': not an ACL clip file"))?;
     let v = number(version, "version")?;
     if !(1.0..=5.0).contains(&v) || v.fract() != 0.0 {
@@ -171,7 +177,7 @@ pub fn read_clip(text: &str, default_name: &str) -> Result<RawClip, ImportError>
     let mut clip = RawClip { name, sample_rate, sample_count, bones, tracks };
     clip.validate().map_err(|e| {
         // Point at the offending bone's track when the problem is in the samples.
-        ImportError { line: None, message: e.to_string() }
+        ImportError { line: None, column: None, message: e.to_string() }
     })?;
     Ok(clip)
 }
@@ -188,6 +194,7 @@ fn samples_of<const N: usize>(
     for (sample, item) in array(node, key)?.iter().enumerate() {
         let v = vector::<N>(item, key).map_err(|e| ImportError {
             line: e.line,
+            column: None,
             message: format!("bone '{bone}': {key} sample {sample}: {}", e.message),
         })?;
         if !v.iter().all(|c| c.is_finite()) {

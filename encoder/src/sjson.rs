@@ -235,6 +235,19 @@ impl Parser<'_> {
     fn number(&mut self) -> Result<Value, SyntaxError> {
         let start = self.pos;
         let column_error = self.error("malformed number");
+        // Hexadecimal integers (`0xFFFFFFFF`, used by ACL for "no output index").
+        if self.peek() == Some(b'0') && matches!(self.text.get(self.pos + 1), Some(b'x' | b'X')) {
+            self.bump();
+            self.bump();
+            let digits = self.pos;
+            while matches!(self.peek(), Some(c) if c.is_ascii_hexdigit()) {
+                self.bump();
+            }
+            let text = std::str::from_utf8(&self.text[digits..self.pos]).unwrap_or("");
+            return u64::from_str_radix(text, 16)
+                .map(|v| Value::Number(v as f64))
+                .map_err(|_| SyntaxError { message: "malformed hexadecimal number".into(), ..column_error });
+        }
         while matches!(self.peek(), Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
             self.bump();
         }
@@ -288,7 +301,7 @@ mod tests {
     fn parses_acl_style_documents() {
         let doc = parse(
             "version = 1 // comment\n/* block\n comment */ clip = { name = \"a\", num = -1.5e2 }\n\
-             arr = [ [1, 2] [3 4], ] flag = true kind = float4f",
+             arr = [ [1, 2] [3 4], ] flag = true kind = float4f hex = 0xFFFFFFFF",
         )
         .unwrap();
         assert_eq!(doc.get("version").unwrap().value, Value::Number(1.0));
@@ -298,6 +311,7 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert_eq!(doc.get("flag").unwrap().value, Value::Bool(true));
         assert_eq!(doc.get("kind").unwrap().value, Value::String("float4f".into()));
+        assert_eq!(doc.get("hex").unwrap().value, Value::Number(4294967295.0));
     }
 
     #[test]

@@ -19,7 +19,8 @@ impl Rng {
 
 /// A smooth signal: a few sines of random frequency and phase.
 fn signal(rng: &mut Rng, amplitude: f64) -> impl Fn(f64) -> f64 {
-    let waves: Vec<(f64, f64, f64)> = (0..3).map(|_| (0.2 + rng.next() * 3.0, rng.next() * std::f64::consts::TAU, rng.next())).collect();
+    let waves: Vec<(f64, f64, f64)> =
+        (0..3).map(|_| (0.2 + rng.next() * 3.0, rng.next() * std::f64::consts::TAU, rng.next())).collect();
     move |t| amplitude * waves.iter().map(|(f, p, a)| a * (f * t + p).sin()).sum::<f64>()
 }
 
