@@ -160,6 +160,7 @@ impl Parser<'_> {
                 }
                 _ => {}
             }
+            let key_position = self.error("");
             let key = self.key()?;
             self.skip_trivia()?;
             match self.peek() {
@@ -169,7 +170,7 @@ impl Parser<'_> {
             self.skip_trivia()?;
             let value = self.value(depth + 1)?;
             if members.iter().any(|(k, _)| *k == key) {
-                return Err(SyntaxError { line: value.line, column: 1, message: format!("duplicate key '{key}'") });
+                return Err(SyntaxError { message: format!("duplicate key '{key}'"), ..key_position });
             }
             members.push((key, value));
         }
@@ -320,7 +321,8 @@ mod tests {
         assert!(e.message.contains("end of file inside an array"), "{e}");
         let e = parse("a = 1\nb = @").unwrap_err();
         assert_eq!((e.line, e.column), (2, 5));
-        assert!(parse("a = 1 a = 2").unwrap_err().message.contains("duplicate key"));
+        let e = parse("a = 1\n  a = 2").unwrap_err();
+        assert!(e.message.contains("duplicate key") && (e.line, e.column) == (2, 3), "{e}");
         assert!(parse("a = \"x").is_err());
         assert!(parse("a = 1.2.3").is_err());
         assert!(parse(&format!("a = {}", "[".repeat(200))).is_err());
