@@ -9,7 +9,7 @@ use std::fmt::{self, Write as _};
 
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
 
-use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
+use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
 use crate::sjson::{self, Node, Value};
 
 /// Why a text clip could not be read.
@@ -139,6 +139,17 @@ pub fn read_clip(text: &str, default_name: &str) -> Result<RawClip, ImportError>
         bones.push(Bone { name, parent, shell_distance, bind_pose });
     }
 
+    // Refuse clips too large to hold before allocating their samples.
+    let transform_samples = bones.len() as u64 * sample_count as u64;
+    if transform_samples > MAX_TRANSFORM_SAMPLES {
+        return Err(err(
+            Some(samples_node),
+            format!(
+                "{} bones × {sample_count} samples = {transform_samples} transform samples, more than the encoder's limit of {MAX_TRANSFORM_SAMPLES}",
+                bones.len()
+            ),
+        ));
+    }
     let mut tracks: Vec<Option<BoneTrack>> = vec![None; bones.len()];
     let tracks_node = doc.get("tracks").ok_or_else(|| err(None, "missing 'tracks' section"))?;
     for node in array(tracks_node, "tracks")? {

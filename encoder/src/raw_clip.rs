@@ -4,6 +4,12 @@ use std::fmt;
 
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
 
+/// The largest clip the encoder takes, in transform samples (bones × samples). The
+/// compressor keeps about 400 bytes per transform sample while it works, so this
+/// bounds it near 13 GiB; a larger clip is refused up front rather than exhausting
+/// memory. (1,000 bones × 30,000 samples fit.)
+pub const MAX_TRANSFORM_SAMPLES: u64 = 1 << 25;
+
 /// A bone of the skeleton.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bone {
@@ -189,6 +195,14 @@ impl RawClip {
             return Err(ClipError::TooLarge(format!(
                 "{} bones, the format supports at most {MAX_BONES}",
                 self.bones.len()
+            )));
+        }
+        let transform_samples = self.bones.len() as u64 * self.sample_count as u64;
+        if transform_samples > MAX_TRANSFORM_SAMPLES {
+            return Err(ClipError::TooLarge(format!(
+                "{} bones × {} samples = {transform_samples} transform samples, more than the encoder's limit of {MAX_TRANSFORM_SAMPLES}",
+                self.bones.len(),
+                self.sample_count
             )));
         }
         if !(self.sample_rate.is_finite() && self.sample_rate > 0.0 && self.sample_rate <= f32::MAX as f64) {
