@@ -178,6 +178,10 @@ fn bad_inputs_are_refused_with_one_line_naming_file_and_problem() {
     assert_refused(d, "zeroq.acl.sjson", clip_text(&ok_bones, zero_q, "1").as_bytes(), "zero length");
     let short = "{ name = \"a\" rotations = [ [ 0, 0, 0, 1 ] ] }";
     assert_refused(d, "count.acl.sjson", clip_text(&ok_bones, short, "3").as_bytes(), "has 1 samples");
+    let huge =
+        "{ name = \"a\" translations = [ [ 1e30, 0, 0 ] [ 2e30, 0, 0 ] ] rotations = [ [0,0,0.3,1] [0,0.1,0.2,1] ] } \
+                { name = \"b\" translations = [ [1e30, 0, 0] [ 1e30, 5e29, 0] ] }";
+    assert_refused(d, "unreachable.acl.sjson", clip_text(&ok_bones, huge, "2").as_bytes(), "cannot be held");
     let unknown = "{ name = \"zz\" }";
     assert_refused(d, "track.acl.sjson", clip_text(&ok_bones, unknown, "1").as_bytes(), "names no bone");
 }

@@ -58,6 +58,19 @@ pub enum CompressError {
     InvalidClip(ClipError),
     /// The precision is not a finite positive number.
     BadPrecision(f64),
+    /// Even raw single-precision floats cannot hold the precision (values so large,
+    /// or hierarchies so deep, that `f32` rounding alone exceeds it). No output is
+    /// produced rather than one above the bound.
+    PrecisionUnreachable {
+        /// The bone with the largest error.
+        bone: String,
+        /// Its sample.
+        sample: usize,
+        /// The smallest error reached.
+        error: f64,
+        /// The precision asked for.
+        precision: f64,
+    },
     /// A bug: the encoder produced something its own decoder refuses.
     Internal(String),
 }
@@ -67,6 +80,11 @@ impl fmt::Display for CompressError {
         match self {
             CompressError::InvalidClip(e) => e.fmt(f),
             CompressError::BadPrecision(p) => write!(f, "precision {p} is not a positive number"),
+            CompressError::PrecisionUnreachable { bone, sample, error, precision } => write!(
+                f,
+                "precision {precision} cannot be held: bone '{bone}' at sample {sample} is off by {error:.3e} \
+                 even at full single precision (values too large for this precision); use a larger --precision"
+            ),
             CompressError::Internal(e) => write!(f, "internal error (please report): {e}"),
         }
     }
@@ -79,8 +97,8 @@ impl std::error::Error for CompressError {}
 const TARGET_MARGIN: f64 = 0.999;
 /// How much a segment's target tightens when its decoded error is still too high.
 const TIGHTEN: f64 = 0.8;
-/// Rounds of tightening before accepting the measured result (reached only when
-/// `f32` itself cannot hold the precision, e.g. astronomically large values).
+/// Rounds of tightening before giving up (reached only when `f32` itself cannot hold
+/// the precision, e.g. astronomically large values).
 const MAX_ROUNDS: usize = 40;
 
 /// Compresses `clip`. The clip is validated first (rotations are normalised).
@@ -119,7 +137,8 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
                 bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, target)
             })
             .collect();
-        if let Some(bone) = results.iter().find_map(|r| r.stuck_bone) {
+        let stuck = results.iter().find_map(|r| r.stuck_bone);
+        if let Some(bone) = stuck {
             if promote(&mut tracks, &reference, bone) {
                 continue;
             }
@@ -136,11 +155,21 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
                 tightened = true;
             }
         }
-        if !tightened || round >= MAX_ROUNDS {
+        if !tightened {
             let layout =
                 ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
             let compressed_bytes = (layout.total - layout.metadata) as usize;
             return Ok(Compressed { bytes, compressed_bytes, errors });
+        }
+        // Everything on the chain already raw and still above: tightening cannot help.
+        if stuck.is_some() || round >= MAX_ROUNDS {
+            let (bone, sample) = errors.worst.unwrap_or((0, 0));
+            return Err(CompressError::PrecisionUnreachable {
+                bone: clip.bones.get(bone).map(|b| b.name.clone()).unwrap_or_default(),
+                sample,
+                error: errors.max_error,
+                precision,
+            });
         }
     }
 }
