@@ -80,7 +80,7 @@ pub fn read_clip(text: &str, default_name: &str) -> Result<RawClip, ImportError>
     let sample_count = samples as usize;
     let rate_node = clip.get("sample_rate").ok_or_else(|| err(Some(clip), "clip has no 'sample_rate'"))?;
     let sample_rate = number(rate_node, "sample_rate")?;
-    if !(sample_rate.is_finite() && sample_rate > 0.0 && sample_rate <= f64::from(f32::MAX)) {
+    if !(sample_rate.is_finite() && (sample_rate as f32) > 0.0 && sample_rate <= f64::from(f32::MAX)) {
         return Err(err(Some(rate_node), format!("sample_rate {sample_rate} is not a positive number")));
     }
     if let Some(additive) = clip.get("additive_format") {

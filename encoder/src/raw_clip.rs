@@ -205,7 +205,8 @@ impl RawClip {
                 self.sample_count
             )));
         }
-        if !(self.sample_rate.is_finite() && self.sample_rate > 0.0 && self.sample_rate <= f32::MAX as f64) {
+        if !(self.sample_rate.is_finite() && (self.sample_rate as f32) > 0.0 && self.sample_rate <= f64::from(f32::MAX))
+        {
             return Err(ClipError::BadSampleRate(self.sample_rate));
         }
         if self.tracks.len() != self.bones.len() {

@@ -155,6 +155,8 @@ fn bad_inputs_are_refused_with_one_line_naming_file_and_problem() {
     assert_refused(d, "noversion.acl.sjson", b"clip = { }", "version");
     assert_refused(d, "zero.acl.sjson", clip_text(&ok_bones, "", "0").as_bytes(), "no samples");
     assert_refused(d, "huge.acl.sjson", clip_text(&ok_bones, "", "4000000000").as_bytes(), "limit");
+    let tiny_rate = clip_text(&ok_bones, "", "2").replace("sample_rate = 30", "sample_rate = 1e-300");
+    assert_refused(d, "rate.acl.sjson", tiny_rate.as_bytes(), "sample_rate");
     let three = format!("{ok_bones} {}", bone("c", "b"));
     assert_refused(d, "big.acl.sjson", clip_text(&three, "", "16000000").as_bytes(), "encoder's limit");
     assert_refused(d, "orphan.acl.sjson", clip_text(&bone("a", "ghost"), "", "1").as_bytes(), "parent 'ghost'");

@@ -1,0 +1,64 @@
+//! Writes seed corpora for the fuzz targets, at run time, from the clips in
+//! `../shared/clips` (when present) and the project's own examples:
+//! `cargo run -p ossa-encoder --example fuzz_seeds -- fuzz/corpus`. Nothing fetched
+//! is committed; the corpora are rebuilt wherever the fuzzers run.
+
+use std::path::{Path, PathBuf};
+
+use ossa_encoder::{acl_text, compress, Settings};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(std::env::args().nth(1).ok_or("usage: fuzz_seeds OUT_DIR")?);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for dir in [root.join("examples"), root.join("../shared/clips")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            eprintln!("fuzz_seeds: {} not found, skipped", dir.display());
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.to_string_lossy().ends_with(".sjson"))
+            .collect();
+        found.sort();
+        sources.extend(found);
+    }
+    for target in ["decode", "decode_structured", "text", "encode"] {
+        std::fs::create_dir_all(out.join(target))?;
+    }
+    let mut written = 0;
+    for (i, path) in sources.iter().enumerate() {
+        let text = std::fs::read_to_string(path)?;
+        std::fs::write(out.join("text").join(format!("clip{i}")), &text)?;
+        let Ok(raw) = acl_text::read_clip(&text, "seed") else { continue };
+        // Long clips make slow seeds; the short ones cover the same structure.
+        if raw.sample_count > 64 {
+            continue;
+        }
+        for include_metadata in [true, false] {
+            let compressed = compress(&raw, &Settings { include_metadata, ..Settings::default() })?;
+            let mut decode = vec![0x00, 0x00, 0x00, 0x3f, i as u8, 0x80, 0x03, 0x01];
+            decode.extend_from_slice(&compressed.bytes);
+            std::fs::write(out.join("decode").join(format!("clip{i}_{include_metadata}")), &decode)?;
+            let mut structured = vec![0u8, 0u8];
+            structured.extend_from_slice(&compressed.bytes);
+            std::fs::write(out.join("decode_structured").join(format!("clip{i}_{include_metadata}")), &structured)?;
+            written += 1;
+        }
+    }
+    // The encoder target builds clips from raw bytes: a few deterministic seeds.
+    let mut state = 0x1234_5678_9abc_def1u64;
+    for i in 0..16 {
+        let bytes: Vec<u8> = (0..64 + i * 32)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        std::fs::write(out.join("encode").join(format!("seed{i}")), bytes)?;
+    }
+    println!("fuzz_seeds: {} sources, {written} encoded seeds in {}", sources.len(), out.display());
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! Structure-aware decoding: a valid encoded clip plus a list of mutations aimed at
+//! what validation checks (header fields, offsets, counts, segment entries, bit
+//! rates, range bytes, class tables, sample bits), with the checksum fixed up half of
+//! the time, so the fuzzer gets past the first checks. Whatever validates must sample
+//! without crashing.
+//!
+//! Input: `[L: u16 LE][L bytes for the mutations][clip bytes]`. Seeds (L = 0, valid
+//! clips) come from `cargo run -p ossa-encoder --example fuzz_seeds`.
+#![no_main]
+
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use ossa_decoder::format::{self, HEADER_SIZE, SEGMENT_ENTRY_SIZE};
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+
+#[derive(Arbitrary, Debug)]
+enum Mutation {
+    /// One of the header's 32-bit fields (size, flags, counts, rate, offsets).
+    HeaderWord { field: u8, value: u32 },
+    /// Any header byte (magic, version, kind, segment length…).
+    HeaderByte { index: u8, value: u8 },
+    /// A word of a segment table entry (data offset, frame bits, frames present).
+    SegmentWord { segment: u16, field: u8, value: u32 },
+    /// A byte at the start of a segment's data (bit rates, then range bytes).
+    SegmentByte { segment: u16, index: u16, value: u8 },
+    /// A byte of the class table, constants or clip ranges.
+    TableByte { index: u16, value: u8 },
+    /// Flips bits in the sample stream of a segment.
+    SampleBits { segment: u16, bit: u16, mask: u32 },
+    /// Cuts the buffer.
+    Truncate { len: u16 },
+}
+
+#[derive(Arbitrary, Debug)]
+struct Plan {
+    mutations: Vec<Mutation>,
+    fix_checksum: bool,
+    time: f32,
+    rounding: u8,
+    bone: u16,
+}
+
+#[repr(C, align(16))]
+struct Aligned([u8; 1 << 17]);
+
+fn word(buf: &[u8], at: usize) -> usize {
+    buf.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+}
+
+fn put(buf: &mut [u8], at: usize, value: u32) {
+    if let Some(b) = buf.get_mut(at..at + 4) {
+        b.copy_from_slice(&value.to_le_bytes());
+    }
+}
+
+fn set(buf: &mut [u8], at: usize, value: u8) {
+    if let Some(b) = buf.get_mut(at) {
+        *b = value;
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 2 {
+        return;
+    }
+    let split = usize::from(u16::from_le_bytes([data[0], data[1]])).min(data.len() - 2);
+    let (plan_bytes, clip_bytes) = data[2..].split_at(split);
+    if clip_bytes.len() > 1 << 17 {
+        return;
+    }
+    let Ok(plan) = Plan::arbitrary(&mut Unstructured::new(plan_bytes)) else { return };
+    let mut storage = Box::new(Aligned([0; 1 << 17]));
+    let mut len = clip_bytes.len();
+    let buf = &mut storage.0[..];
+    buf[..len].copy_from_slice(clip_bytes);
+
+    // Locations come from the unmutated header, so mutations land on structure.
+    let segments_offset = word(buf, 52);
+    let segment_count = word(buf, 36).min(4096);
+    let tracks_offset = word(buf, 40);
+    for m in plan.mutations.iter().take(8) {
+        match *m {
+            Mutation::HeaderWord { field, value } => {
+                const WORDS: [usize; 14] = [8, 12, 16, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 4];
+                put(buf, WORDS[usize::from(field) % WORDS.len()], value);
+            }
+            Mutation::HeaderByte { index, value } => set(buf, usize::from(index) % HEADER_SIZE, value),
+            Mutation::SegmentWord { segment, field, value } => {
+                let s = usize::from(segment) % segment_count.max(1);
+                put(buf, segments_offset + s * SEGMENT_ENTRY_SIZE + 4 * (usize::from(field) % 3), value);
+            }
+            Mutation::SegmentByte { segment, index, value } => {
+                let s = usize::from(segment) % segment_count.max(1);
+                let data_offset = word(buf, segments_offset + s * SEGMENT_ENTRY_SIZE);
+                set(buf, data_offset + usize::from(index) % 256, value);
+            }
+            Mutation::TableByte { index, value } => set(buf, tracks_offset + usize::from(index), value),
+            Mutation::SampleBits { segment, bit, mask } => {
+                let s = usize::from(segment) % segment_count.max(1);
+                let data_offset = word(buf, segments_offset + s * SEGMENT_ENTRY_SIZE);
+                let at = data_offset + usize::from(bit) / 8;
+                if let Some(b) = buf.get_mut(at..at + 4) {
+                    let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) ^ mask;
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            Mutation::Truncate { len: l } => len = len.min(usize::from(l)),
+        }
+    }
+    let bytes = &storage.0[..len];
+    if plan.fix_checksum && len >= HEADER_SIZE {
+        let total = word(bytes, 8).min(len);
+        let sum = format::checksum(&bytes[..total]);
+        put(&mut storage.0[..], 12, sum);
+    }
+    let bytes = &storage.0[..len];
+    let _ = Clip::from_bytes_verified(bytes);
+    let Ok(clip) = Clip::from_bytes(bytes) else { return };
+    let rounding = match plan.rounding & 3 {
+        0 => Rounding::None,
+        1 => Rounding::Floor,
+        2 => Rounding::Ceil,
+        _ => Rounding::Nearest,
+    };
+    let mut sampler = Sampler::new(clip);
+    let mut pose = [Transform::IDENTITY; 128];
+    for t in [plan.time, 0.0, clip.duration(), clip.duration() * 0.37] {
+        sampler.seek(t, rounding);
+        let _ = sampler.decompress_pose(&mut pose);
+        let _ = sampler.decompress_bone(u32::from(plan.bone));
+        let _ = sampler.decompress_bone(0);
+    }
+    if let Some(meta) = clip.metadata() {
+        for bone in meta.bones() {
+            let _ = bone.name.len();
+        }
+    }
+    let _ = clip.layout();
+});

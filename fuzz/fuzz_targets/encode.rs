@@ -1,0 +1,82 @@
+//! The encoder on arbitrary raw clips: NaN, infinities, huge and tiny values,
+//! degenerate quaternions, 0 and 1 samples, deep and wide hierarchies, several
+//! roots. Either a clear error, or output that validates and decodes within the
+//! precision at every sample of every bone.
+#![no_main]
+
+use arbitrary::{Arbitrary, Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use ossa_encoder::compress::reference::Reference;
+use ossa_encoder::{compress, Bone, BoneTrack, CompressError, RawClip, RawTransform, Settings};
+
+/// Numbers that break things, or any f64.
+fn number(u: &mut Unstructured) -> Result<f64> {
+    const SPECIAL: [f64; 14] =
+        [0.0, -0.0, 1.0, -1.0, 0.5, 1e-30, -1e-30, 1e30, 3.0e38, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE, 1e-310, 100.0];
+    Ok(match u.int_in_range(0..=3u8)? {
+        0 => SPECIAL[usize::from(u.int_in_range(0..=13u8)?)],
+        1 => f64::arbitrary(u)?,
+        _ => f64::from(u.int_in_range(-1000i16..=1000)?) / 100.0,
+    })
+}
+
+fn clip(u: &mut Unstructured) -> Result<(RawClip, f64)> {
+    let bone_count = usize::from(u.int_in_range(0..=24u8)?);
+    let samples = usize::from(u.int_in_range(0..=40u8)?);
+    let shape = u.int_in_range(0..=3u8)?;
+    let mut bones = Vec::new();
+    let mut tracks = Vec::new();
+    for b in 0..bone_count {
+        let parent = match shape {
+            0 => b.checked_sub(1),                              // deep chain
+            1 => (b > 0).then_some(0),                          // wide
+            2 => None,                                          // all roots
+            _ => Option::<u8>::arbitrary(u)?.map(usize::from),  // anything, even invalid
+        };
+        bones.push(Bone {
+            name: format!("b{b}"),
+            parent,
+            shell_distance: if bool::arbitrary(u)? { 3.0 } else { number(u)? },
+            bind_pose: RawTransform::IDENTITY,
+        });
+        let animated = bool::arbitrary(u)?;
+        let mut track = BoneTrack::default();
+        let base = [number(u)?, number(u)?, number(u)?, number(u)?];
+        for _ in 0..samples {
+            let mut q = base;
+            let mut t = [base[0] * 10.0, base[1], base[2]];
+            let mut s = [1.0, 1.0, 1.0];
+            if animated {
+                q = [number(u)?, number(u)?, number(u)?, number(u)?];
+                t = [number(u)?, number(u)?, number(u)?];
+                if bool::arbitrary(u)? {
+                    s = [number(u)?, number(u)?, number(u)?];
+                }
+            }
+            track.rotations.push(q);
+            track.translations.push(t);
+            track.scales.push(s);
+        }
+        tracks.push(track);
+    }
+    let sample_rate = if bool::arbitrary(u)? { 30.0 } else { number(u)? };
+    let precision = [0.01, 0.001, 1.0, 1e-6, 100.0][usize::from(u.int_in_range(0..=4u8)?)];
+    Ok((RawClip { name: "fuzz".into(), sample_rate, sample_count: samples, bones, tracks }, precision))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok((raw, precision)) = clip(&mut Unstructured::new(data)) else { return };
+    match compress(&raw, &Settings { precision, include_metadata: true }) {
+        Ok(out) => {
+            let clip = ossa_decoder::Clip::from_bytes_verified(&out.bytes).expect("output validates");
+            assert_eq!(clip.bone_count() as usize, raw.bones.len());
+            let mut valid = raw.clone();
+            valid.validate().expect("compressed clips are valid");
+            let errors = ossa_encoder::measure::measure(&out.bytes, &Reference::new(&valid), precision)
+                .expect("output decodes");
+            assert!(errors.max_error <= precision, "error {} above precision {precision}", errors.max_error);
+        }
+        Err(CompressError::Internal(e)) => panic!("internal error: {e}"),
+        Err(_) => {}
+    }
+});
