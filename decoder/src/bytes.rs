@@ -8,17 +8,13 @@ use crate::format::ALIGNMENT;
 /// Reads a little-endian `u32` at `offset`.
 #[inline]
 pub fn u32_at(bytes: &[u8], offset: usize) -> Option<u32> {
-    let end = offset.checked_add(4)?;
-    let b = bytes.get(offset..end)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    bytes.get(offset..)?.first_chunk().map(|b| u32::from_le_bytes(*b))
 }
 
 /// Reads a little-endian `u16` at `offset`.
 #[inline]
 pub fn u16_at(bytes: &[u8], offset: usize) -> Option<u16> {
-    let end = offset.checked_add(2)?;
-    let b = bytes.get(offset..end)?;
-    Some(u16::from_le_bytes([b[0], b[1]]))
+    bytes.get(offset..)?.first_chunk().map(|b| u16::from_le_bytes(*b))
 }
 
 /// Reads a little-endian `f32` at `offset`.
@@ -48,8 +44,8 @@ pub fn read_bits(bytes: &[u8], bit_offset: u64, bits: u8) -> u32 {
         return 0;
     };
     let shift = (bit_offset & 7) as u32;
-    let word = match byte.checked_add(8).and_then(|end| bytes.get(byte..end)) {
-        Some(b) => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+    let word = match bytes.get(byte..).and_then(|tail| tail.first_chunk::<8>()) {
+        Some(b) => u64::from_le_bytes(*b),
         None => {
             let mut tmp = [0u8; 8];
             if let Some(tail) = bytes.get(byte..) {
@@ -60,7 +56,8 @@ pub fn read_bits(bytes: &[u8], bit_offset: u64, bits: u8) -> u32 {
             u64::from_le_bytes(tmp)
         }
     };
-    let mask = if bits >= 32 { u64::from(u32::MAX) } else { (1u64 << bits) - 1 };
+    // `bits` is at most 32, so the shift is in range and the subtraction cannot wrap.
+    let mask = if bits >= 32 { u64::from(u32::MAX) } else { (1u64 << bits).wrapping_sub(1) };
     ((word >> shift) & mask) as u32
 }
 

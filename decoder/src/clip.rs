@@ -14,6 +14,7 @@ use crate::format::{
     SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::metadata::Metadata;
+use crate::track_table::TrackTable;
 
 /// A validated compressed clip borrowing the caller's bytes. Cheap to copy.
 #[derive(Clone, Copy, Debug)]
@@ -26,9 +27,8 @@ pub struct Clip<'a> {
     pub(crate) sample_rate: f32,
     pub(crate) segment_count: u32,
     pub(crate) segment_len: u8,
-    /// Offset of the class table; the rotation-format table follows it.
-    pub(crate) classes_offset: usize,
-    pub(crate) rotation_formats_offset: usize,
+    /// Sub-track classes and rotation formats.
+    pub(crate) tracks: TrackTable<'a>,
     pub(crate) constants_offset: usize,
     pub(crate) ranges_offset: usize,
     pub(crate) segments_offset: usize,
@@ -109,13 +109,21 @@ impl<'a> Clip<'a> {
         let bones = bone_count as usize;
         let class_len = format::class_table_len(bones);
         let format_len = format::rotation_format_table_len(bones);
-        let tracks =
-            aligned_section(bytes, header.tracks_offset.get(), (class_len + format_len) as u64, Section::Tracks)?;
-        let counts = count_tracks(tracks, bones)?;
-        let classes_offset = header.tracks_offset.get() as usize;
+        let tracks = aligned_section(
+            bytes,
+            header.tracks_offset.get(),
+            class_len.saturating_add(format_len) as u64,
+            Section::Tracks,
+        )?;
+        let tracks = TrackTable::new(tracks, bones);
+        let counts = count_tracks(&tracks, bones)?;
 
-        let constants =
-            aligned_section(bytes, header.constants_offset.get(), counts.constant_components * 4, Section::Constants)?;
+        let constants = aligned_section(
+            bytes,
+            header.constants_offset.get(),
+            counts.constant_components.saturating_mul(4),
+            Section::Constants,
+        )?;
         if constants.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
             return Err(Error::BadValue(Section::Constants));
         }
@@ -126,7 +134,7 @@ impl<'a> Clip<'a> {
             u64::from(counts.animated_components) * 8,
             Section::Ranges,
         )?;
-        validate_ranges(ranges, tracks, bones)?;
+        validate_ranges(ranges, &tracks)?;
 
         let mut clip = Clip {
             bytes,
@@ -136,8 +144,7 @@ impl<'a> Clip<'a> {
             sample_rate,
             segment_count,
             segment_len,
-            classes_offset,
-            rotation_formats_offset: classes_offset + class_len,
+            tracks,
             constants_offset: header.constants_offset.get() as usize,
             ranges_offset: header.ranges_offset.get() as usize,
             segments_offset: header.segments_offset.get() as usize,
@@ -170,13 +177,13 @@ impl<'a> Clip<'a> {
     }
 
     fn validate_segments(&self) -> Result<(), Error> {
-        let table_len = u64::from(self.segment_count) * SEGMENT_ENTRY_SIZE as u64;
+        let table_len = u64::from(self.segment_count).saturating_mul(SEGMENT_ENTRY_SIZE as u64);
         let table = aligned_section(self.bytes, self.segments_offset as u32, table_len, Section::SegmentTable)?;
         for (index, raw) in table.chunks_exact(SEGMENT_ENTRY_SIZE).enumerate() {
             let index = index as u32;
             let entry = SegmentEntry::read_from_bytes(raw).map_err(|_| Error::OutOfBounds(Section::SegmentTable))?;
             let (_, samples) = format::segment_span(index, self.sample_count, self.segment_len);
-            let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
+            let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples).wrapping_sub(1) };
             if entry.frames_present.get() != full_mask {
                 return Err(Error::BadSegment(index));
             }
@@ -185,23 +192,22 @@ impl<'a> Clip<'a> {
             // Every bit rate must be valid and the frame size must match them.
             let mut frame_bits: u64 = 0;
             let mut animated = 0u32;
-            let mut failure = None;
-            self.for_each_animated(|components| {
-                let bits = data.get(animated as usize).copied().unwrap_or(u8::MAX);
-                if !format::is_valid_bit_rate(bits) && failure.is_none() {
-                    failure = Some(Error::BadBitRate { segment: index, sub_track: animated, bits });
+            for (components, &bits) in self.tracks.animated().zip(data) {
+                if !format::is_valid_bit_rate(bits) {
+                    return Err(Error::BadBitRate { segment: index, sub_track: animated, bits });
                 }
-                frame_bits += u64::from(bits) * u64::from(components);
-                animated += 1;
-            });
-            if let Some(e) = failure {
-                return Err(e);
+                // At most 3 × 65,535 sub-tracks × 4 components × 32 bits: no overflow.
+                frame_bits = frame_bits.saturating_add(u64::from(bits).saturating_mul(u64::from(components)));
+                animated = animated.saturating_add(1);
             }
             if frame_bits != u64::from(entry.frame_bits.get()) {
                 return Err(Error::BadSegment(index));
             }
-            let sample_bits = frame_bits * u64::from(samples);
-            let end = u64::from(entry.data_offset.get()) + header_len + sample_bits.div_ceil(8) + BIT_READ_SLACK as u64;
+            let sample_bytes = frame_bits.saturating_mul(u64::from(samples)).div_ceil(8);
+            let end = u64::from(entry.data_offset.get())
+                .saturating_add(header_len)
+                .saturating_add(sample_bytes)
+                .saturating_add(BIT_READ_SLACK as u64);
             if end > self.bytes.len() as u64 {
                 return Err(Error::OutOfBounds(Section::Segment(index)));
             }
@@ -213,53 +219,28 @@ impl<'a> Clip<'a> {
     /// (with more than one segment) two range bytes per animated component.
     #[inline]
     pub(crate) fn segment_header_len(&self) -> u64 {
-        let ranges = if self.segment_count > 1 { 2 * u64::from(self.animated_components) } else { 0 };
-        u64::from(self.animated_count) + ranges
-    }
-
-    /// Calls `f(component_count)` for every animated sub-track in storage order.
-    fn for_each_animated(&self, mut f: impl FnMut(u32)) {
-        for kind in SubTrackKind::ALL {
-            for bone in 0..self.bone_count as usize {
-                if self.class(kind, bone) == SubTrackClass::Animated {
-                    f(self.components(kind, bone));
-                }
-            }
-        }
+        let ranges = if self.segment_count > 1 { u64::from(self.animated_components).saturating_mul(2) } else { 0 };
+        u64::from(self.animated_count).saturating_add(ranges)
     }
 
     /// The class of one sub-track (validated, so never the invalid code).
     #[inline]
     pub(crate) fn class(&self, kind: SubTrackKind, bone: usize) -> SubTrackClass {
-        let index = format::class_index(kind, bone, self.bone_count as usize);
-        let byte = self.bytes.get(self.classes_offset + index / 4).copied().unwrap_or(0);
-        let code = (byte >> ((index % 4) * 2)) & 3;
-        SubTrackClass::from_code(code).unwrap_or(SubTrackClass::Default)
+        self.tracks.class(kind, bone)
     }
 
     /// Components stored for one sub-track: 4 for a full-quaternion rotation, else 3.
     #[inline]
     pub(crate) fn components(&self, kind: SubTrackKind, bone: usize) -> u32 {
-        if kind == SubTrackKind::Rotation && self.full_quaternion(bone) {
-            4
-        } else {
-            3
-        }
-    }
-
-    /// Does this bone's rotation store all four quaternion components?
-    #[inline]
-    pub(crate) fn full_quaternion(&self, bone: usize) -> bool {
-        let byte = self.bytes.get(self.rotation_formats_offset + bone / 8).copied().unwrap_or(0);
-        (byte >> (bone % 8)) & 1 != 0
+        self.tracks.components(kind, bone)
     }
 
     /// The segment table entry of segment `index` (in range after validation).
     #[inline]
     pub(crate) fn segment(&self, index: u32) -> (usize, u32) {
-        let at = self.segments_offset + index as usize * SEGMENT_ENTRY_SIZE;
+        let at = (index as usize).saturating_mul(SEGMENT_ENTRY_SIZE).saturating_add(self.segments_offset);
         let offset = u32_at(self.bytes, at).unwrap_or(0) as usize;
-        let frame_bits = u32_at(self.bytes, at + 4).unwrap_or(0);
+        let frame_bits = u32_at(self.bytes, at.saturating_add(4)).unwrap_or(0);
         (offset, frame_bits)
     }
 
@@ -277,7 +258,7 @@ impl<'a> Clip<'a> {
     }
     /// Duration in seconds: `(sample_count - 1) / sample_rate` (0 for a static pose).
     pub fn duration(&self) -> f32 {
-        (self.sample_count - 1) as f32 / self.sample_rate
+        self.sample_count.saturating_sub(1) as f32 / self.sample_rate
     }
     /// Number of segments.
     pub fn segment_count(&self) -> u32 {
@@ -314,7 +295,7 @@ impl<'a> Clip<'a> {
     /// Whether `bone`'s rotation stores all four quaternion components (rather than
     /// three with `w` rebuilt); `None` past the bone count.
     pub fn full_quaternion_rotation(&self, bone: u32) -> Option<bool> {
-        (bone < self.bone_count).then(|| self.full_quaternion(bone as usize))
+        (bone < self.bone_count).then(|| self.tracks.full_quaternion(bone as usize))
     }
     /// The optional metadata (names, parents, shell distances, bind pose).
     pub fn metadata(&self) -> Option<Metadata<'a>> {
@@ -323,15 +304,16 @@ impl<'a> Clip<'a> {
     /// Byte counts of the parts of the buffer, for tools.
     pub fn layout(&self) -> Layout {
         let meta = self.header.metadata_size.get();
-        let segment_table = self.segment_count * SEGMENT_ENTRY_SIZE as u32;
-        let segments_start = self.segments_offset as u32 + segment_table;
+        // Saturating throughout: these are only reported sizes, of a validated buffer.
+        let segment_table = self.segment_count.saturating_mul(SEGMENT_ENTRY_SIZE as u32);
+        let segments_start = (self.segments_offset as u32).saturating_add(segment_table);
         let segments_end =
             if self.header.metadata_offset.get() != 0 { self.header.metadata_offset.get() } else { self.total_size() };
-        let segment_headers = self.segment_count * self.segment_header_len() as u32;
+        let segment_headers = self.segment_count.saturating_mul(self.segment_header_len() as u32);
         Layout {
             header: HEADER_SIZE as u32,
             clip_metadata: (self.segments_offset as u32).saturating_sub(HEADER_SIZE as u32),
-            segment_metadata: segment_table + segment_headers,
+            segment_metadata: segment_table.saturating_add(segment_headers),
             samples: segments_end.saturating_sub(segments_start).saturating_sub(segment_headers),
             metadata: meta,
             total: self.total_size(),
@@ -362,72 +344,52 @@ fn f32_from(c: &[u8]) -> f32 {
 
 /// Walks the class table: refuses invalid codes, non-zero padding bits and rotation
 /// formats set on default rotations; counts stored components.
-fn count_tracks(tracks: &[u8], bones: usize) -> Result<TrackCounts, Error> {
-    let class_len = format::class_table_len(bones);
-    let (classes, formats) = tracks.split_at(class_len.min(tracks.len()));
+fn count_tracks(tracks: &TrackTable<'_>, bones: usize) -> Result<TrackCounts, Error> {
     let mut counts = TrackCounts { constant_components: 0, animated_count: 0, animated_components: 0 };
     for kind in SubTrackKind::ALL {
         for bone in 0..bones {
-            let index = format::class_index(kind, bone, bones);
-            let code = (classes.get(index / 4).copied().unwrap_or(0) >> ((index % 4) * 2)) & 3;
-            let full = (formats.get(bone / 8).copied().unwrap_or(0) >> (bone % 8)) & 1 != 0;
-            let class = SubTrackClass::from_code(code).ok_or(Error::BadSubTrack { bone: bone as u32 })?;
-            let components = if kind == SubTrackKind::Rotation && full { 4 } else { 3 };
-            if kind == SubTrackKind::Rotation && full && class == SubTrackClass::Default {
-                return Err(Error::BadSubTrack { bone: bone as u32 });
+            let bad = Error::BadSubTrack { bone: bone as u32 };
+            let class = SubTrackClass::from_code(tracks.code(kind, bone)).ok_or(bad)?;
+            if kind == SubTrackKind::Rotation && tracks.full_quaternion(bone) && class == SubTrackClass::Default {
+                return Err(bad);
             }
+            // Bounded by 3 × 65,535 sub-tracks × 4 components: no overflow.
+            let components = tracks.components(kind, bone);
             match class {
                 SubTrackClass::Default => {}
-                SubTrackClass::Constant => counts.constant_components += u64::from(components),
+                SubTrackClass::Constant => {
+                    counts.constant_components = counts.constant_components.saturating_add(u64::from(components));
+                }
                 SubTrackClass::Animated => {
-                    counts.animated_count += 1;
-                    counts.animated_components += components;
+                    counts.animated_count = counts.animated_count.saturating_add(1);
+                    counts.animated_components = counts.animated_components.saturating_add(components);
                 }
             }
         }
     }
-    // Padding bits after the last class and the last format bit must be zero.
-    let used_class_bits = bones * 6;
-    if padding_bits_set(classes, used_class_bits) || padding_bits_set(formats, bones) {
+    if tracks.padding_set() {
         return Err(Error::NonZeroReserved(Section::Tracks));
     }
     Ok(counts)
 }
 
-fn padding_bits_set(table: &[u8], used_bits: usize) -> bool {
-    if used_bits % 8 == 0 {
-        return false;
-    }
-    let last = table.get(used_bits / 8).copied().unwrap_or(0);
-    last >> (used_bits % 8) != 0
-}
-
 /// Clip ranges: per animated sub-track, `components` minimums then `components`
 /// extents, all finite, extents non-negative.
-fn validate_ranges(ranges: &[u8], tracks: &[u8], bones: usize) -> Result<(), Error> {
+fn validate_ranges(ranges: &[u8], tracks: &TrackTable<'_>) -> Result<(), Error> {
     if ranges.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
         return Err(Error::BadValue(Section::Ranges));
     }
-    let class_len = format::class_table_len(bones);
-    let (classes, formats) = tracks.split_at(class_len.min(tracks.len()));
     let mut at = 0usize;
-    for kind in SubTrackKind::ALL {
-        for bone in 0..bones {
-            let index = format::class_index(kind, bone, bones);
-            let code = (classes.get(index / 4).copied().unwrap_or(0) >> ((index % 4) * 2)) & 3;
-            if code != SubTrackClass::Animated as u8 {
-                continue;
+    for components in tracks.animated() {
+        let components = components as usize;
+        let extents = at.saturating_add(components.saturating_mul(4));
+        for c in 0..components {
+            let extent = f32_at(ranges, extents.saturating_add(c.saturating_mul(4))).unwrap_or(f32::NAN);
+            if extent.is_nan() || extent < 0.0 {
+                return Err(Error::BadValue(Section::Ranges));
             }
-            let full = (formats.get(bone / 8).copied().unwrap_or(0) >> (bone % 8)) & 1 != 0;
-            let components = if kind == SubTrackKind::Rotation && full { 4 } else { 3 };
-            for c in 0..components {
-                let extent = f32_at(ranges, at + (components + c) * 4).unwrap_or(f32::NAN);
-                if extent.is_nan() || extent < 0.0 {
-                    return Err(Error::BadValue(Section::Ranges));
-                }
-            }
-            at += components * 8;
         }
+        at = at.saturating_add(components.saturating_mul(8));
     }
     Ok(())
 }

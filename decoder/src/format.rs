@@ -177,7 +177,8 @@ impl SubTrackClass {
 /// Byte length of the two-bit class table for `bone_count` bones.
 #[inline]
 pub const fn class_table_len(bone_count: usize) -> usize {
-    (bone_count * 3 * 2).div_ceil(8)
+    // Saturating: a count that large fails the bounds checks instead of wrapping.
+    bone_count.saturating_mul(6).div_ceil(8)
 }
 
 /// Byte length of the one-bit rotation-format table for `bone_count` bones.
@@ -190,21 +191,17 @@ pub const fn rotation_format_table_len(bone_count: usize) -> usize {
 /// grouped: all rotations, then all translations, then all scales).
 #[inline]
 pub const fn class_index(kind: SubTrackKind, bone: usize, bone_count: usize) -> usize {
-    kind as usize * bone_count + bone
+    (kind as usize).saturating_mul(bone_count).saturating_add(bone)
 }
 
 /// Number of segments of a clip: `max(1, sample_count / segment_len)`. Segment `i`
 /// starts at sample `i * segment_len`; the last one also takes the remainder.
 #[inline]
 pub const fn segment_count(sample_count: u32, segment_len: u8) -> u32 {
-    if segment_len == 0 {
-        return 0;
-    }
-    let n = sample_count / segment_len as u32;
-    if n == 0 {
-        1
-    } else {
-        n
+    match sample_count.checked_div(segment_len as u32) {
+        None => 0,
+        Some(0) => 1,
+        Some(n) => n,
     }
 }
 
@@ -212,9 +209,10 @@ pub const fn segment_count(sample_count: u32, segment_len: u8) -> u32 {
 #[inline]
 pub const fn segment_span(index: u32, sample_count: u32, segment_len: u8) -> (u32, u32) {
     let count = segment_count(sample_count, segment_len);
-    let start = index * segment_len as u32;
-    let end = if index + 1 >= count { sample_count } else { start + segment_len as u32 };
-    (start, end - start)
+    // Saturating: for a valid index every value is at most `sample_count`.
+    let start = index.saturating_mul(segment_len as u32);
+    let end = if index.saturating_add(1) >= count { sample_count } else { start.saturating_add(segment_len as u32) };
+    (start, end.saturating_sub(start))
 }
 
 /// FNV-1a over `bytes`, with the header's checksum field (bytes 12..16) read as zero.

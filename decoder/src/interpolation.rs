@@ -7,8 +7,8 @@
 use glam::{Quat, Vec3};
 
 #[inline]
-fn dot4(a: [f32; 4], b: [f32; 4]) -> f32 {
-    ((a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]) + a[3] * b[3]
+fn dot4([ax, ay, az, aw]: [f32; 4], [bx, by, bz, bw]: [f32; 4]) -> f32 {
+    ((ax * bx + ay * by) + az * bz) + aw * bw
 }
 
 /// Normalises a quaternion given as `[x, y, z, w]`; a zero-length one becomes the
@@ -16,13 +16,14 @@ fn dot4(a: [f32; 4], b: [f32; 4]) -> f32 {
 #[inline]
 pub fn normalize_rotation(q: [f32; 4]) -> Quat {
     let len2 = dot4(q, q);
+    let [x, y, z, w] = q;
     if len2 > 0.0 && len2.is_finite() {
         let inv = 1.0 / libm::sqrtf(len2);
-        Quat::from_xyzw(q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv)
+        Quat::from_xyzw(x * inv, y * inv, z * inv, w * inv)
     } else if len2 > 0.0 {
         // Infinite or NaN components (only from corrupted raw samples): no panic,
         // the value passes through.
-        Quat::from_xyzw(q[0], q[1], q[2], q[3])
+        Quat::from_xyzw(x, y, z, w)
     } else {
         Quat::IDENTITY
     }
@@ -36,11 +37,9 @@ pub fn interpolate_rotation(q0: [f32; 4], q1: [f32; 4], alpha: f32) -> Quat {
         return normalize_rotation(q0);
     }
     let sign = if dot4(q0, q1) < 0.0 { -1.0 } else { 1.0 };
-    let mut q = [0.0f32; 4];
-    for i in 0..4 {
-        q[i] = q0[i] + (q1[i] * sign - q0[i]) * alpha;
-    }
-    normalize_rotation(q)
+    let lerp = |a: f32, b: f32| a + (b * sign - a) * alpha;
+    let ([x0, y0, z0, w0], [x1, y1, z1, w1]) = (q0, q1);
+    normalize_rotation([lerp(x0, x1), lerp(y0, y1), lerp(z0, z1), lerp(w0, w1)])
 }
 
 /// Linear interpolation of translations and scales. `alpha == 0` returns `v0`.

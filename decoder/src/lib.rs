@@ -27,6 +27,22 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// The decoder must not panic on any input: no unwrap/expect/panic, no unchecked
+// indexing, no arithmetic that can overflow, unless an `#[allow]` beside it proves
+// why it cannot fire. (Tests may panic: that is how they fail.)
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 mod bytes;
 mod clip;
@@ -36,6 +52,7 @@ pub mod interpolation;
 mod metadata;
 pub mod quantization;
 mod sampler;
+mod track_table;
 mod transform;
 
 pub use clip::{Clip, Layout};

@@ -74,12 +74,14 @@ impl<'a> Metadata<'a> {
 
     /// Reads the bone record at `at`; returns it and the offset of the next one.
     fn bone_at(&self, at: usize) -> Result<(BoneInfo<'a>, usize), Error> {
+        // Offsets saturate: past the end they fail the bounds-checked reads.
         let b = self.bytes;
-        let f = |o: usize| f32_at(b, at + o).ok_or(Error::BadMetadata);
+        let f = |o: usize| f32_at(b, at.saturating_add(o)).ok_or(Error::BadMetadata);
         let parent = u32_at(b, at).ok_or(Error::BadMetadata)?;
-        let name_len = u16_at(b, at + BONE_RECORD - 2).ok_or(Error::BadMetadata)? as usize;
-        let start = at + BONE_RECORD;
-        let name = str_at(b, start, start + name_len)?;
+        let start = at.saturating_add(BONE_RECORD);
+        let name_len = u16_at(b, start.saturating_sub(2)).ok_or(Error::BadMetadata)? as usize;
+        let end = start.saturating_add(name_len);
+        let name = str_at(b, start, end)?;
         let bone = BoneInfo {
             name,
             parent: (parent != u32::MAX).then_some(parent),
@@ -90,7 +92,7 @@ impl<'a> Metadata<'a> {
                 scale: Vec3::new(f(36)?, f(40)?, f(44)?),
             },
         };
-        Ok((bone, start + name_len))
+        Ok((bone, end))
     }
 
     /// The clip's name.
@@ -126,7 +128,7 @@ impl<'a> Iterator for BoneIter<'a> {
         // Validated in `parse`, so this cannot fail; stop cleanly if it ever did.
         let (bone, next) = self.meta.bone_at(self.at).ok()?;
         self.at = next;
-        self.remaining -= 1;
+        self.remaining = self.remaining.saturating_sub(1);
         Some(bone)
     }
 }

@@ -87,10 +87,11 @@ pub fn decode_component(
 /// A rotation's `[x, y, z, w]` from its stored components: with three, `w` is rebuilt.
 #[inline]
 pub fn rotation_from_components(c: [f32; 4], components: u32) -> [f32; 4] {
+    let [x, y, z, _] = c;
     if components == 4 {
         c
     } else {
-        [c[0], c[1], c[2], reconstruct_w(c[0], c[1], c[2])]
+        [x, y, z, reconstruct_w(x, y, z)]
     }
 }
 

@@ -82,7 +82,8 @@ impl<'a> Sampler<'a> {
     /// Moves to `time` seconds. Times outside `[0, duration]` are clamped (NaN reads
     /// as 0); `rounding` chooses between interpolating and snapping to a sample.
     pub fn seek(&mut self, time: f32, rounding: Rounding) {
-        let last = self.clip.sample_count - 1;
+        // Validation guarantees at least one sample.
+        let last = self.clip.sample_count.saturating_sub(1);
         let position = time * self.clip.sample_rate;
         // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
         let position = position.max(0.0).min(last as f32);
@@ -92,7 +93,7 @@ impl<'a> Sampler<'a> {
         let nearest = libm::roundf(position);
         let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
         let k0 = (position as u32).min(last);
-        let k1 = if k0 < last { k0 + 1 } else { last };
+        let k1 = if k0 < last { k0.saturating_add(1) } else { last };
         let fraction = position - k0 as f32;
         let fraction = if k0 == k1 { 0.0 } else { fraction.clamp(0.0, 1.0) };
         self.alpha = match rounding {
@@ -121,11 +122,16 @@ impl<'a> Sampler<'a> {
 
     fn key(&self, sample: u32) -> Key {
         let clip = &self.clip;
-        let segment = (sample / u32::from(clip.segment_len)).min(clip.segment_count - 1);
-        let local = sample - segment * u32::from(clip.segment_len);
+        // Validation guarantees segment_len ≥ 1 and segment_count ≥ 1; `sample` is at
+        // most sample_count − 1, so every value below is in range and nothing saturates.
+        let len = u32::from(clip.segment_len);
+        let segment = sample.checked_div(len).unwrap_or(0).min(clip.segment_count.saturating_sub(1));
+        let local = sample.saturating_sub(segment.saturating_mul(len));
         let (data_offset, frame_bits) = clip.segment(segment);
-        let samples_start = data_offset as u64 + clip.segment_header_len();
-        Key { data_offset, frame_bit: samples_start * 8 + u64::from(local) * u64::from(frame_bits) }
+        let samples_start = (data_offset as u64).saturating_add(clip.segment_header_len());
+        let frame_bit =
+            samples_start.saturating_mul(8).saturating_add(u64::from(local).saturating_mul(u64::from(frame_bits)));
+        Key { data_offset, frame_bit }
     }
 
     /// Decodes every bone into `out[..bone_count]`.
@@ -173,56 +179,69 @@ impl<'a> Sampler<'a> {
                     SubTrackClass::Constant => {
                         if wanted {
                             let mut c = [0.0f32; 4];
-                            let base = clip.constants_offset + cursor.constant;
-                            for (i, v) in c.iter_mut().enumerate().take(components as usize) {
-                                *v = f32_at(bytes, base + i * 4).unwrap_or(0.0);
+                            let mut at = clip.constants_offset.saturating_add(cursor.constant);
+                            for v in c.iter_mut().take(components as usize) {
+                                *v = f32_at(bytes, at).unwrap_or(0.0);
+                                at = at.saturating_add(4);
                             }
                             emit(bone, Value::from_keys(kind, components, c, c, 0.0));
                         }
-                        cursor.constant += components as usize * 4;
+                        cursor.constant = cursor.constant.saturating_add((components as usize) << 2);
                     }
                     SubTrackClass::Animated => {
                         if wanted {
-                            let c0 = self.decode_key(0, &cursor, components);
-                            let c1 = if self.alpha == 0.0 { c0 } else { self.decode_key(1, &cursor, components) };
+                            let [key0, key1] = &self.keys;
+                            let c0 = self.decode_key(key0, cursor.bits[0], &cursor, components);
+                            let c1 = if self.alpha == 0.0 {
+                                c0
+                            } else {
+                                self.decode_key(key1, cursor.bits[1], &cursor, components)
+                            };
                             emit(bone, Value::from_keys(kind, components, c0, c1, self.alpha));
                         }
-                        for (k, key) in self.keys.iter().enumerate() {
-                            let bits = bytes.get(key.data_offset + cursor.animated).copied().unwrap_or(0);
-                            cursor.bits[k] += u64::from(bits) * u64::from(components);
+                        // Offsets stay inside the validated sections: no overflow.
+                        for (key, bit) in self.keys.iter().zip(cursor.bits.iter_mut()) {
+                            let bits = bytes.get(key.data_offset.saturating_add(cursor.animated)).copied().unwrap_or(0);
+                            *bit = bit.saturating_add(u64::from(bits).saturating_mul(u64::from(components)));
                         }
-                        cursor.range += components as usize * 8;
-                        cursor.segment_range += components as usize * 2;
-                        cursor.animated += 1;
+                        cursor.range = cursor.range.saturating_add((components as usize) << 3);
+                        cursor.segment_range = cursor.segment_range.saturating_add((components as usize) << 1);
+                        cursor.animated = cursor.animated.saturating_add(1);
                     }
                 }
             }
         }
     }
 
-    /// The stored components of the current animated sub-track at key `k`.
+    /// The stored components of the current animated sub-track at `key`, whose
+    /// sub-track starts `key_bits` bits into the key frame.
     #[inline(always)]
-    fn decode_key(&self, k: usize, cursor: &Cursor, components: u32) -> [f32; 4] {
+    fn decode_key(&self, key: &Key, key_bits: u64, cursor: &Cursor, components: u32) -> [f32; 4] {
         let clip = &self.clip;
         let bytes = clip.bytes;
-        let key = self.keys[k & 1];
-        let bits = bytes.get(key.data_offset + cursor.animated).copied().unwrap_or(0);
-        let range_base = clip.ranges_offset + cursor.range;
-        let segment_base = key.data_offset + clip.animated_count as usize + cursor.segment_range;
-        let first_bit = key.frame_bit + cursor.bits[k & 1];
+        let n = components as usize;
+        // Every offset below lies inside a section validation checked, so none of the
+        // saturating additions ever saturates; they only rule out a panic.
+        let bits = bytes.get(key.data_offset.saturating_add(cursor.animated)).copied().unwrap_or(0);
+        let mins = clip.ranges_offset.saturating_add(cursor.range);
+        let extents = mins.saturating_add(n << 2);
+        let lows = key.data_offset.saturating_add(clip.animated_count as usize).saturating_add(cursor.segment_range);
+        let highs = lows.saturating_add(n);
         let width = if bits == format::RAW_BITS { 32 } else { bits };
+        let mut bit = key.frame_bit.saturating_add(key_bits);
         let mut out = [0.0f32; 4];
-        for (c, value) in out.iter_mut().enumerate().take(components as usize) {
-            let min = f32_at(bytes, range_base + c * 4).unwrap_or(0.0);
-            let extent = f32_at(bytes, range_base + (components as usize + c) * 4).unwrap_or(0.0);
+        for (c, value) in out.iter_mut().enumerate().take(n) {
+            let min = f32_at(bytes, mins.saturating_add(c << 2)).unwrap_or(0.0);
+            let extent = f32_at(bytes, extents.saturating_add(c << 2)).unwrap_or(0.0);
             let segment_bytes = if self.ranged {
-                let lo = bytes.get(segment_base + c).copied().unwrap_or(0);
-                let hi = bytes.get(segment_base + components as usize + c).copied().unwrap_or(0);
+                let lo = bytes.get(lows.saturating_add(c)).copied().unwrap_or(0);
+                let hi = bytes.get(highs.saturating_add(c)).copied().unwrap_or(0);
                 Some((lo, hi))
             } else {
                 None
             };
-            let stored = if bits == 0 { 0 } else { read_bits(bytes, first_bit + c as u64 * u64::from(width), width) };
+            let stored = if bits == 0 { 0 } else { read_bits(bytes, bit, width) };
+            bit = bit.saturating_add(u64::from(width));
             *value = decode_component(bits, stored, segment_bytes, min, extent);
         }
         out
