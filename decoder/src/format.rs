@@ -191,7 +191,7 @@ pub const fn rotation_format_table_len(bone_count: usize) -> usize {
 /// grouped: all rotations, then all translations, then all scales).
 #[inline]
 pub const fn class_index(kind: SubTrackKind, bone: usize, bone_count: usize) -> usize {
-    (kind as usize).saturating_mul(bone_count).saturating_add(bone)
+    (kind as usize).wrapping_mul(bone_count).wrapping_add(bone)
 }
 
 /// Number of segments of a clip: `max(1, sample_count / segment_len)`. Segment `i`

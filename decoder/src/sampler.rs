@@ -93,7 +93,7 @@ impl<'a> Sampler<'a> {
         let nearest = libm::roundf(position);
         let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
         let k0 = (position as u32).min(last);
-        let k1 = if k0 < last { k0.saturating_add(1) } else { last };
+        let k1 = if k0 < last { k0.wrapping_add(1) } else { last };
         let fraction = position - k0 as f32;
         let fraction = if k0 == k1 { 0.0 } else { fraction.clamp(0.0, 1.0) };
         self.alpha = match rounding {
@@ -123,14 +123,14 @@ impl<'a> Sampler<'a> {
     fn key(&self, sample: u32) -> Key {
         let clip = &self.clip;
         // Validation guarantees segment_len ≥ 1 and segment_count ≥ 1; `sample` is at
-        // most sample_count − 1, so every value below is in range and nothing saturates.
+        // most sample_count − 1, so every value below is in range and nothing wraps.
         let len = u32::from(clip.segment_len);
         let segment = sample.checked_div(len).unwrap_or(0).min(clip.segment_count.saturating_sub(1));
-        let local = sample.saturating_sub(segment.saturating_mul(len));
+        let local = sample.saturating_sub(segment.wrapping_mul(len));
         let (data_offset, frame_bits) = clip.segment(segment);
-        let samples_start = (data_offset as u64).saturating_add(clip.segment_header_len());
+        let samples_start = (data_offset as u64).wrapping_add(clip.segment_header_len());
         let frame_bit =
-            samples_start.saturating_mul(8).saturating_add(u64::from(local).saturating_mul(u64::from(frame_bits)));
+            samples_start.wrapping_mul(8).wrapping_add(u64::from(local).wrapping_mul(u64::from(frame_bits)));
         Key { data_offset, frame_bit }
     }
 
@@ -179,14 +179,14 @@ impl<'a> Sampler<'a> {
                     SubTrackClass::Constant => {
                         if wanted {
                             let mut c = [0.0f32; 4];
-                            let mut at = clip.constants_offset.saturating_add(cursor.constant);
+                            let mut at = clip.constants_offset.wrapping_add(cursor.constant);
                             for v in c.iter_mut().take(components as usize) {
                                 *v = f32_at(bytes, at).unwrap_or(0.0);
-                                at = at.saturating_add(4);
+                                at = at.wrapping_add(4);
                             }
                             emit(bone, Value::from_keys(kind, components, c, c, 0.0));
                         }
-                        cursor.constant = cursor.constant.saturating_add((components as usize) << 2);
+                        cursor.constant = cursor.constant.wrapping_add((components as usize) << 2);
                     }
                     SubTrackClass::Animated => {
                         if wanted {
@@ -199,14 +199,14 @@ impl<'a> Sampler<'a> {
                             };
                             emit(bone, Value::from_keys(kind, components, c0, c1, self.alpha));
                         }
-                        // Offsets stay inside the validated sections: no overflow.
+                        // Offsets stay inside the validated sections: nothing wraps.
                         for (key, bit) in self.keys.iter().zip(cursor.bits.iter_mut()) {
-                            let bits = bytes.get(key.data_offset.saturating_add(cursor.animated)).copied().unwrap_or(0);
-                            *bit = bit.saturating_add(u64::from(bits).saturating_mul(u64::from(components)));
+                            let bits = bytes.get(key.data_offset.wrapping_add(cursor.animated)).copied().unwrap_or(0);
+                            *bit = bit.wrapping_add(u64::from(bits).wrapping_mul(u64::from(components)));
                         }
-                        cursor.range = cursor.range.saturating_add((components as usize) << 3);
-                        cursor.segment_range = cursor.segment_range.saturating_add((components as usize) << 1);
-                        cursor.animated = cursor.animated.saturating_add(1);
+                        cursor.range = cursor.range.wrapping_add((components as usize) << 3);
+                        cursor.segment_range = cursor.segment_range.wrapping_add((components as usize) << 1);
+                        cursor.animated = cursor.animated.wrapping_add(1);
                     }
                 }
             }
@@ -220,28 +220,29 @@ impl<'a> Sampler<'a> {
         let clip = &self.clip;
         let bytes = clip.bytes;
         let n = components as usize;
-        // Every offset below lies inside a section validation checked, so none of the
-        // saturating additions ever saturates; they only rule out a panic.
-        let bits = bytes.get(key.data_offset.saturating_add(cursor.animated)).copied().unwrap_or(0);
-        let mins = clip.ranges_offset.saturating_add(cursor.range);
-        let extents = mins.saturating_add(n << 2);
-        let lows = key.data_offset.saturating_add(clip.animated_count as usize).saturating_add(cursor.segment_range);
-        let highs = lows.saturating_add(n);
+        // Every offset below lies inside a section validation checked, so no addition
+        // wraps; wrapping arithmetic only rules out a panic (a wrapped offset would
+        // fail its bounds-checked read and decode as zero).
+        let bits = bytes.get(key.data_offset.wrapping_add(cursor.animated)).copied().unwrap_or(0);
+        let mins = clip.ranges_offset.wrapping_add(cursor.range);
+        let extents = mins.wrapping_add(n << 2);
+        let lows = key.data_offset.wrapping_add(clip.animated_count as usize).wrapping_add(cursor.segment_range);
+        let highs = lows.wrapping_add(n);
         let width = if bits == format::RAW_BITS { 32 } else { bits };
-        let mut bit = key.frame_bit.saturating_add(key_bits);
+        let mut bit = key.frame_bit.wrapping_add(key_bits);
         let mut out = [0.0f32; 4];
         for (c, value) in out.iter_mut().enumerate().take(n) {
-            let min = f32_at(bytes, mins.saturating_add(c << 2)).unwrap_or(0.0);
-            let extent = f32_at(bytes, extents.saturating_add(c << 2)).unwrap_or(0.0);
+            let min = f32_at(bytes, mins.wrapping_add(c << 2)).unwrap_or(0.0);
+            let extent = f32_at(bytes, extents.wrapping_add(c << 2)).unwrap_or(0.0);
             let segment_bytes = if self.ranged {
-                let lo = bytes.get(lows.saturating_add(c)).copied().unwrap_or(0);
-                let hi = bytes.get(highs.saturating_add(c)).copied().unwrap_or(0);
+                let lo = bytes.get(lows.wrapping_add(c)).copied().unwrap_or(0);
+                let hi = bytes.get(highs.wrapping_add(c)).copied().unwrap_or(0);
                 Some((lo, hi))
             } else {
                 None
             };
             let stored = if bits == 0 { 0 } else { read_bits(bytes, bit, width) };
-            bit = bit.saturating_add(u64::from(width));
+            bit = bit.wrapping_add(u64::from(width));
             *value = decode_component(bits, stored, segment_bytes, min, extent);
         }
         out
