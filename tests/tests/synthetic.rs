@@ -162,3 +162,35 @@ fn tight_and_loose_precisions() {
         check(&format!("precision {precision}"), &spec, precision);
     }
 }
+
+#[test]
+fn more_than_65535_samples_round_trip() {
+    let spec = Spec {
+        bones: 3,
+        samples: 70_001,
+        rate: 30.0,
+        parent: |b| b - 1,
+        bone_length: 10.0,
+        shell: 3.0,
+        rotation_amplitude: 0.5,
+        root_travel: 300.0,
+        animated_scale: false,
+    };
+    check("70,001 samples", &spec, 0.01);
+}
+
+#[test]
+fn a_thousand_bones_round_trip() {
+    let spec = Spec {
+        bones: 1_200,
+        samples: 5,
+        rate: 30.0,
+        parent: |b| if b < 40 { b - 1 } else { b % 40 },
+        bone_length: 5.0,
+        shell: 3.0,
+        rotation_amplitude: 0.4,
+        root_travel: 10.0,
+        animated_scale: true,
+    };
+    check("1,200 bones", &spec, 0.01);
+}

@@ -1,0 +1,86 @@
+//! The decoder alone against the golden files: validation, sampling at the golden
+//! times, and every single-byte corruption of the small golden file. Needs no encoder,
+//! so it also runs under Miri (`cargo +nightly miri test -p ossa-decoder`, with
+//! `MIRIFLAGS=-Zmiri-disable-isolation` to read the files).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+
+#[repr(C, align(16))]
+struct Aligned([u8; 4096]);
+
+fn golden(name: &str) -> (Box<Aligned>, usize) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden").join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = Box::new(Aligned([0; 4096]));
+    buf.0[..bytes.len()].copy_from_slice(&bytes);
+    (buf, bytes.len())
+}
+
+fn line(out: &mut String, time: f32, mode: &str, bone: usize, t: &Transform) {
+    let _ = write!(out, "{:08x} {mode} {bone}:", time.to_bits());
+    for v in t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array()) {
+        let _ = write!(out, " {:08x}", v.to_bits());
+    }
+    out.push('\n');
+}
+
+#[test]
+fn golden_values_decode_bit_for_bit() {
+    // Under Miri, one file and every expected line of it; natively, both.
+    let names: &[&str] = if cfg!(miri) { &["pose"] } else { &["pose", "wave"] };
+    for name in names {
+        let (buf, len) = golden(&format!("{name}.ossa"));
+        let clip = Clip::from_bytes_verified(&buf.0[..len]).unwrap();
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../format-spec/golden/{name}.expected.txt"));
+        let expected = std::fs::read_to_string(path).unwrap();
+        let mut sampler = Sampler::new(clip);
+        let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
+        let mut got = String::new();
+        for l in expected.lines().filter(|l| !l.starts_with('#')) {
+            let mut parts = l.split_whitespace();
+            let time = f32::from_bits(u32::from_str_radix(parts.next().unwrap(), 16).unwrap());
+            let mode = parts.next().unwrap();
+            let bone: usize = parts.next().unwrap().trim_end_matches(':').parse().unwrap();
+            let rounding = match mode {
+                "none" => Rounding::None,
+                "floor" => Rounding::Floor,
+                "ceil" => Rounding::Ceil,
+                _ => Rounding::Nearest,
+            };
+            sampler.seek(time, rounding);
+            sampler.decompress_pose(&mut pose).unwrap();
+            line(&mut got, time, mode, bone, &pose[bone]);
+            assert_eq!(sampler.decompress_bone(bone as u32).unwrap(), pose[bone]);
+        }
+        let expected_lines: String =
+            expected.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+        assert!(got == expected_lines, "{name}: decoded values differ from the golden file");
+    }
+}
+
+#[test]
+fn single_byte_corruptions_are_refused_or_sample_safely() {
+    let (buf, len) = golden("pose.ossa");
+    let step = if cfg!(miri) { 7 } else { 1 };
+    for i in (0..len).step_by(step) {
+        for mask in [0x01u8, 0x80, 0xff] {
+            let mut copy = Box::new(Aligned([0; 4096]));
+            copy.0[..len].copy_from_slice(&buf.0[..len]);
+            copy.0[i] ^= mask;
+            let bytes = &copy.0[..len];
+            assert!(Clip::from_bytes_verified(bytes).is_err(), "byte {i} ^ {mask:#x} not detected");
+            if let Ok(clip) = Clip::from_bytes(bytes) {
+                let mut sampler = Sampler::new(clip);
+                let mut pose = [Transform::IDENTITY; 4];
+                for t in [0.0, 1.0, f32::NAN] {
+                    sampler.seek(t, Rounding::None);
+                    let _ = sampler.decompress_pose(&mut pose);
+                    let _ = sampler.decompress_bone(1);
+                }
+            }
+        }
+    }
+}

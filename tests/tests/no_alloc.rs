@@ -1,0 +1,86 @@
+//! Validation and sampling allocate nothing: a counting global allocator watches the
+//! current thread while the decoder works on a real compressed clip.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_encoder::{compress, Settings};
+
+mod common;
+
+struct Counting;
+
+thread_local! {
+    static WATCHING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the counter
+// only reads and writes const-initialised thread-locals, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if WATCHING.with(Cell::get) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if WATCHING.with(Cell::get) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Allocations made on this thread while `f` runs.
+fn allocations(f: impl FnOnce()) -> usize {
+    COUNT.with(|c| c.set(0));
+    WATCHING.with(|w| w.set(true));
+    f();
+    WATCHING.with(|w| w.set(false));
+    COUNT.with(Cell::get)
+}
+
+#[test]
+fn validation_and_sampling_allocate_nothing() {
+    let raw = common::load(&common::repo_root().join("examples/wave.acl.sjson"));
+    let out = compress(&raw, &Settings::default()).unwrap();
+    let bytes = &out.bytes;
+    let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
+    // The counter works: a Vec allocates.
+    assert_eq!(allocations(|| drop(std::hint::black_box(vec![1u8; 16]))), 1);
+    let n = allocations(|| {
+        let clip = Clip::from_bytes_verified(bytes).unwrap();
+        let clip = Clip::from_bytes(bytes).unwrap_or(clip);
+        let mut sampler = Sampler::new(clip);
+        for k in 0..=200 {
+            let t = clip.duration() * k as f32 / 200.0;
+            for r in [Rounding::None, Rounding::Floor, Rounding::Ceil, Rounding::Nearest] {
+                sampler.seek(t, r);
+                sampler.decompress_pose(&mut pose).unwrap();
+                for b in 0..clip.bone_count() {
+                    std::hint::black_box(sampler.decompress_bone(b).unwrap());
+                }
+            }
+        }
+        if let Some(meta) = clip.metadata() {
+            for bone in meta.bones() {
+                std::hint::black_box(bone.name);
+            }
+        }
+        std::hint::black_box(clip.layout());
+        // Refusals allocate nothing either.
+        std::hint::black_box(Clip::from_bytes(&bytes[..100]).unwrap_err());
+    });
+    assert_eq!(n, 0, "the decoder allocated {n} times");
+}
