@@ -83,6 +83,14 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     Ok(Node { value, line })
 }
 
+/// A position in the text.
+#[derive(Clone, Copy)]
+struct Mark {
+    line: u32,
+    line_start: usize,
+    pos: usize,
+}
+
 struct Parser<'a> {
     text: &'a [u8],
     pos: usize,
@@ -91,12 +99,22 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    /// The current position, cheaply: the column is only counted if an error is
+    /// actually reported (counting it eagerly is quadratic on long lines).
+    fn mark(&self) -> Mark {
+        Mark { line: self.line, line_start: self.line_start, pos: self.pos }
+    }
+
     fn error(&self, message: impl Into<String>) -> SyntaxError {
+        self.error_at(self.mark(), message)
+    }
+
+    fn error_at(&self, mark: Mark, message: impl Into<String>) -> SyntaxError {
         // Column in characters, not bytes.
-        let column = String::from_utf8_lossy(&self.text[self.line_start..self.pos.min(self.text.len())]).chars().count()
-            as u32
-            + 1;
-        SyntaxError { line: self.line, column, message: message.into() }
+        let start = mark.line_start.min(self.text.len());
+        let end = mark.pos.clamp(start, self.text.len());
+        let column = String::from_utf8_lossy(&self.text[start..end]).chars().count() as u32 + 1;
+        SyntaxError { line: mark.line, column, message: message.into() }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -122,12 +140,12 @@ impl Parser<'_> {
                     }
                 }
                 Some(b'/') if self.text.get(self.pos + 1) == Some(&b'*') => {
-                    let start = self.error("unterminated /* comment");
+                    let start = self.mark();
                     self.bump();
                     self.bump();
                     loop {
                         match self.peek() {
-                            None => return Err(start),
+                            None => return Err(self.error_at(start, "unterminated /* comment")),
                             Some(b'*') if self.text.get(self.pos + 1) == Some(&b'/') => {
                                 self.bump();
                                 self.bump();
@@ -160,7 +178,7 @@ impl Parser<'_> {
                 }
                 _ => {}
             }
-            let key_position = self.error("");
+            let key_position = self.mark();
             let key = self.key()?;
             self.skip_trivia()?;
             match self.peek() {
@@ -170,7 +188,7 @@ impl Parser<'_> {
             self.skip_trivia()?;
             let value = self.value(depth + 1)?;
             if members.iter().any(|(k, _)| *k == key) {
-                return Err(SyntaxError { message: format!("duplicate key '{key}'"), ..key_position });
+                return Err(self.error_at(key_position, format!("duplicate key '{key}'")));
             }
             members.push((key, value));
         }
@@ -235,7 +253,7 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Value, SyntaxError> {
         let start = self.pos;
-        let column_error = self.error("malformed number");
+        let mark = self.mark();
         // Hexadecimal integers (`0xFFFFFFFF`, used by ACL for "no output index").
         if self.peek() == Some(b'0') && matches!(self.text.get(self.pos + 1), Some(b'x' | b'X')) {
             self.bump();
@@ -247,31 +265,29 @@ impl Parser<'_> {
             let text = std::str::from_utf8(&self.text[digits..self.pos]).unwrap_or("");
             return u64::from_str_radix(text, 16)
                 .map(|v| Value::Number(v as f64))
-                .map_err(|_| SyntaxError { message: "malformed hexadecimal number".into(), ..column_error });
+                .map_err(|_| self.error_at(mark, "malformed hexadecimal number"));
         }
         while matches!(self.peek(), Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
             self.bump();
         }
-        let text = std::str::from_utf8(&self.text[start..self.pos]).map_err(|_| column_error.clone())?;
-        text.parse::<f64>()
-            .map(Value::Number)
-            .map_err(|_| SyntaxError { message: format!("malformed number '{text}'"), ..column_error })
+        let text = std::str::from_utf8(&self.text[start..self.pos]).unwrap_or("");
+        text.parse::<f64>().map(Value::Number).map_err(|_| self.error_at(mark, format!("malformed number '{text}'")))
     }
 
     fn string(&mut self) -> Result<String, SyntaxError> {
-        let start_error = self.error("unterminated string");
+        let start = self.mark();
         self.bump(); // opening quote
         let mut out = Vec::new();
         loop {
             match self.peek() {
-                None | Some(b'\n') => return Err(start_error),
+                None | Some(b'\n') => return Err(self.error_at(start, "unterminated string")),
                 Some(b'"') => {
                     self.bump();
                     break;
                 }
                 Some(b'\\') => {
                     self.bump();
-                    let c = self.peek().ok_or_else(|| start_error.clone())?;
+                    let c = self.peek().ok_or_else(|| self.error_at(start, "unterminated string"))?;
                     let decoded: &[u8] = match c {
                         b'"' => b"\"",
                         b'\\' => b"\\",
@@ -290,7 +306,7 @@ impl Parser<'_> {
                 }
             }
         }
-        String::from_utf8(out).map_err(|_| SyntaxError { message: "string is not valid UTF-8".into(), ..start_error })
+        String::from_utf8(out).map_err(|_| self.error_at(start, "string is not valid UTF-8"))
     }
 }
 

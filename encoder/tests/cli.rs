@@ -155,6 +155,8 @@ fn bad_inputs_are_refused_with_one_line_naming_file_and_problem() {
     assert_refused(d, "noversion.acl.sjson", b"clip = { }", "version");
     assert_refused(d, "zero.acl.sjson", clip_text(&ok_bones, "", "0").as_bytes(), "no samples");
     assert_refused(d, "huge.acl.sjson", clip_text(&ok_bones, "", "4000000000").as_bytes(), "limit");
+    let many: String = (0..65_536).map(|i| bone(&format!("n{i}"), "")).collect::<Vec<_>>().join(" ");
+    assert_refused(d, "bones.acl.sjson", clip_text(&many, "", "1").as_bytes(), "format's limit of 65535");
     let tiny_rate = clip_text(&ok_bones, "", "2").replace("sample_rate = 30", "sample_rate = 1e-300");
     assert_refused(d, "rate.acl.sjson", tiny_rate.as_bytes(), "sample_rate");
     let three = format!("{ok_bones} {}", bone("c", "b"));
@@ -213,6 +215,16 @@ fn file_system_problems_are_reported_and_outputs_are_never_damaged() {
     let o = ossa(&["compress", s(d), "-o", s(&d.join("x.ossa"))]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("directory"));
+
+    // A path that cannot be read (a file used as a folder).
+    let file = d.join("plain.txt");
+    std::fs::write(&file, b"x").unwrap();
+    let o = ossa(&["compress", s(&file.join("clip.acl.sjson")), "-o", s(&d.join("x.ossa"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("plain.txt/clip.acl.sjson") && stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    let o = ossa(&["info", s(&file.join("x.ossa"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1);
 
     // A failed compression leaves an existing output untouched.
     let out = d.join("keep.ossa");
