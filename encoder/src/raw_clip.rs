@@ -214,6 +214,9 @@ impl RawClip {
         }
         let mut names = std::collections::HashSet::new();
         for (index, bone) in self.bones.iter_mut().enumerate() {
+            if bone.name.len() > usize::from(u16::MAX) {
+                return Err(ClipError::TooLarge(format!("bone {index}: name longer than 65535 bytes")));
+            }
             if !names.insert(bone.name.clone()) {
                 return Err(ClipError::DuplicateBone(bone.name.clone()));
             }
