@@ -24,7 +24,14 @@ pub fn shared_clips() -> Option<PathBuf> {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("CI=true but {} is missing: the shared clips are required under CI", dir.display());
     }
-    eprintln!("skipping: {} not found (the shared clips are only on project machines)", dir.display());
+    // Written to the stream directly: libtest captures `eprintln!` of passing tests,
+    // and a skip must be visible.
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipping: {} not found (the shared clips are only on project machines)",
+        dir.display()
+    );
     None
 }
 
