@@ -189,20 +189,25 @@ impl<'a> Sampler<'a> {
                         cursor.constant = cursor.constant.wrapping_add((components as usize) << 2);
                     }
                     SubTrackClass::Animated => {
+                        // Each key's bit rate and the clip range are read once here,
+                        // for both the decode and the cursor advance.
+                        let rates = self
+                            .keys
+                            .map(|key| bytes.get(key.data_offset.wrapping_add(cursor.animated)).copied().unwrap_or(0));
                         if wanted {
+                            let range = self.clip_range(&cursor, components);
                             let [key0, key1] = &self.keys;
-                            let c0 = self.decode_key(key0, cursor.bits[0], &cursor, components);
+                            let c0 = self.decode_key(key0, rates[0], cursor.bits[0], &range, &cursor, components);
                             let c1 = if self.alpha == 0.0 {
                                 c0
                             } else {
-                                self.decode_key(key1, cursor.bits[1], &cursor, components)
+                                self.decode_key(key1, rates[1], cursor.bits[1], &range, &cursor, components)
                             };
                             emit(bone, Value::from_keys(kind, components, c0, c1, self.alpha));
                         }
                         // Offsets stay inside the validated sections: nothing wraps.
-                        for (key, bit) in self.keys.iter().zip(cursor.bits.iter_mut()) {
-                            let bits = bytes.get(key.data_offset.wrapping_add(cursor.animated)).copied().unwrap_or(0);
-                            *bit = bit.wrapping_add(u64::from(bits).wrapping_mul(u64::from(components)));
+                        for (bit, rate) in cursor.bits.iter_mut().zip(rates) {
+                            *bit = bit.wrapping_add(u64::from(rate).wrapping_mul(u64::from(components)));
                         }
                         cursor.range = cursor.range.wrapping_add((components as usize) << 3);
                         cursor.segment_range = cursor.segment_range.wrapping_add((components as usize) << 1);
@@ -213,27 +218,47 @@ impl<'a> Sampler<'a> {
         }
     }
 
-    /// The stored components of the current animated sub-track at `key`, whose
-    /// sub-track starts `key_bits` bits into the key frame.
+    /// The clip range `(min, extent)` of each component of the current animated
+    /// sub-track.
     #[inline(always)]
-    fn decode_key(&self, key: &Key, key_bits: u64, cursor: &Cursor, components: u32) -> [f32; 4] {
-        let clip = &self.clip;
-        let bytes = clip.bytes;
+    fn clip_range(&self, cursor: &Cursor, components: u32) -> [(f32, f32); 4] {
+        let bytes = self.clip.bytes;
+        let n = components as usize;
+        // Inside the validated range section: nothing wraps (see `decode_key`).
+        let mins = self.clip.ranges_offset.wrapping_add(cursor.range);
+        let extents = mins.wrapping_add(n << 2);
+        let mut out = [(0.0f32, 0.0f32); 4];
+        for (c, range) in out.iter_mut().enumerate().take(n) {
+            let min = f32_at(bytes, mins.wrapping_add(c << 2)).unwrap_or(0.0);
+            let extent = f32_at(bytes, extents.wrapping_add(c << 2)).unwrap_or(0.0);
+            *range = (min, extent);
+        }
+        out
+    }
+
+    /// The stored components of the current animated sub-track at `key`, whose bit
+    /// rate is `bits` and which starts `key_bits` bits into the key frame.
+    #[inline(always)]
+    fn decode_key(
+        &self,
+        key: &Key,
+        bits: u8,
+        key_bits: u64,
+        range: &[(f32, f32); 4],
+        cursor: &Cursor,
+        components: u32,
+    ) -> [f32; 4] {
+        let bytes = self.clip.bytes;
         let n = components as usize;
         // Every offset below lies inside a section validation checked, so no addition
         // wraps; wrapping arithmetic only rules out a panic (a wrapped offset would
         // fail its bounds-checked read and decode as zero).
-        let bits = bytes.get(key.data_offset.wrapping_add(cursor.animated)).copied().unwrap_or(0);
-        let mins = clip.ranges_offset.wrapping_add(cursor.range);
-        let extents = mins.wrapping_add(n << 2);
-        let lows = key.data_offset.wrapping_add(clip.animated_count as usize).wrapping_add(cursor.segment_range);
+        let lows = key.data_offset.wrapping_add(self.clip.animated_count as usize).wrapping_add(cursor.segment_range);
         let highs = lows.wrapping_add(n);
         let width = if bits == format::RAW_BITS { 32 } else { bits };
         let mut bit = key.frame_bit.wrapping_add(key_bits);
         let mut out = [0.0f32; 4];
-        for (c, value) in out.iter_mut().enumerate().take(n) {
-            let min = f32_at(bytes, mins.wrapping_add(c << 2)).unwrap_or(0.0);
-            let extent = f32_at(bytes, extents.wrapping_add(c << 2)).unwrap_or(0.0);
+        for (c, (value, &(min, extent))) in out.iter_mut().zip(range).enumerate().take(n) {
             let segment_bytes = if self.ranged {
                 let lo = bytes.get(lows.wrapping_add(c)).copied().unwrap_or(0);
                 let hi = bytes.get(highs.wrapping_add(c)).copied().unwrap_or(0);

@@ -11,7 +11,7 @@
 use ossa_decoder::format::SubTrackClass;
 
 use super::reference::{Lane4, LocalValues, Reference};
-use super::sub_track::{SegmentCode, SubTrack, LADDER};
+use super::sub_track::{default_value, SegmentCode, SubTrack, LADDER};
 use crate::error_metric::Affine;
 
 /// The result of one segment's search.
@@ -70,11 +70,7 @@ impl Segment<'_> {
     fn lossy_value(&self, t: usize, i: usize) -> Lane4 {
         let track = &self.tracks[t];
         match track.class {
-            SubTrackClass::Default => match track.part() {
-                0 => [0.0, 0.0, 0.0, 1.0],
-                1 => [0.0; 4],
-                _ => [1.0, 1.0, 1.0, 0.0],
-            },
+            SubTrackClass::Default => default_value(track.kind),
             SubTrackClass::Constant => track.constant_local(),
             SubTrackClass::Animated => match &self.codes[t] {
                 Some(code) => track.decode(code, i, self.ranged),

@@ -5,7 +5,7 @@
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 
 use super::reference::{Lane4, Reference};
-use super::sub_track::SubTrack;
+use super::sub_track::{default_value, SubTrack};
 use crate::error_metric::Affine;
 
 /// Share of the precision a default or constant sub-track may use on its own; the
@@ -56,11 +56,7 @@ fn classify_one(
         }
     }
 
-    let identity: Lane4 = match kind {
-        SubTrackKind::Rotation => [0.0, 0.0, 0.0, 1.0],
-        SubTrackKind::Translation => [0.0; 4],
-        SubTrackKind::Scale => [1.0, 1.0, 1.0, 0.0],
-    };
+    let identity = default_value(kind);
     let default_error = reference.standalone_error(bone, part, all.clone(), scratch, |_| identity);
     track.constant = stored_form(kind, constant_value(kind, &raw));
     let constant = track.constant_local();

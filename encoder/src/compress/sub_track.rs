@@ -51,6 +51,16 @@ pub struct SegmentCode {
     pub values: Vec<[u32; 4]>,
 }
 
+/// The value a default sub-track decodes to: identity rotation, zero translation,
+/// unit scale.
+pub fn default_value(kind: SubTrackKind) -> Lane4 {
+    match kind {
+        SubTrackKind::Rotation => [0.0, 0.0, 0.0, 1.0],
+        SubTrackKind::Translation => [0.0; 4],
+        SubTrackKind::Scale => [1.0, 1.0, 1.0, 0.0],
+    }
+}
+
 impl SubTrack {
     /// Part index of this sub-track in [`super::reference::LocalValues`].
     pub fn part(&self) -> usize {

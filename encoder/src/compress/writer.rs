@@ -166,10 +166,9 @@ fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
         for v in floats {
             out.extend_from_slice(&(v as f32).to_le_bytes());
         }
-        // Names longer than a u16 are refused on import.
-        let name = &bone.name.as_bytes()[..bone.name.len().min(u16::MAX as usize)];
-        out.extend_from_slice(&(name.len() as u16).to_le_bytes());
-        out.extend_from_slice(name);
+        // `RawClip::validate` refuses names longer than a u16 can count.
+        out.extend_from_slice(&(bone.name.len() as u16).to_le_bytes());
+        out.extend_from_slice(bone.name.as_bytes());
     }
 }
 
