@@ -101,7 +101,11 @@ impl<'a> Clip<'a> {
             return Err(Error::BadCounts);
         }
         let sample_rate = header.sample_rate.get();
-        if !(sample_rate.is_finite() && sample_rate > 0.0) {
+        // A rate so small that the clip's duration overflows `f32` (a subnormal rate,
+        // say) would put every sample after the first at t = ∞: refused, so that every
+        // sample time `i / sample_rate` a player computes is finite.
+        let duration = format::duration(sample_count, sample_rate);
+        if !(sample_rate.is_finite() && sample_rate > 0.0 && duration.is_finite()) {
             return Err(Error::BadSampleRate);
         }
 
@@ -258,7 +262,7 @@ impl<'a> Clip<'a> {
     }
     /// Duration in seconds: `(sample_count - 1) / sample_rate` (0 for a static pose).
     pub fn duration(&self) -> f32 {
-        self.sample_count.saturating_sub(1) as f32 / self.sample_rate
+        format::duration(self.sample_count, self.sample_rate)
     }
     /// Number of segments.
     pub fn segment_count(&self) -> u32 {

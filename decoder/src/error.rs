@@ -76,7 +76,8 @@ pub enum Error {
     NonZeroReserved(Section),
     /// Bone, sample or segment counts are out of the format's limits or inconsistent.
     BadCounts,
-    /// The sample rate is not a finite positive number.
+    /// The sample rate is not a finite positive number, or the duration it gives
+    /// (`(sample_count - 1) / sample_rate` in `f32`) is not finite.
     BadSampleRate,
     /// A section lies outside the buffer.
     OutOfBounds(Section),
@@ -144,7 +145,9 @@ impl fmt::Display for Error {
             Error::UnsupportedAdditive(k) => write!(f, "unsupported additive mode {k}"),
             Error::NonZeroReserved(s) => write!(f, "reserved bits set in {s}"),
             Error::BadCounts => f.write_str("bone, sample or segment counts are invalid"),
-            Error::BadSampleRate => f.write_str("sample rate is not a finite positive number"),
+            Error::BadSampleRate => {
+                f.write_str("sample rate is not a finite positive number, or so small that the duration overflows")
+            }
             Error::OutOfBounds(s) => write!(f, "{s} lies outside the buffer"),
             Error::SectionMisaligned(s) => write!(f, "{s} is not 16-byte aligned"),
             Error::BadSubTrack { bone } => write!(f, "invalid sub-track description for bone {bone}"),

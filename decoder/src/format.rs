@@ -57,6 +57,14 @@ pub const MAX_QUANTIZED_BITS: u8 = 24;
 /// The bit rate meaning "raw IEEE-754 single precision, no range reduction".
 pub const RAW_BITS: u8 = 32;
 
+/// Duration in seconds of a clip of `sample_count` samples at `sample_rate`, as every
+/// reader computes it: `(sample_count - 1) / sample_rate` in `f32` (0 for a single
+/// sample). A header whose duration is not finite is invalid.
+#[inline]
+pub fn duration(sample_count: u32, sample_rate: f32) -> f32 {
+    sample_count.saturating_sub(1) as f32 / sample_rate
+}
+
 /// Is `bits` a bit rate the format allows?
 #[inline]
 pub const fn is_valid_bit_rate(bits: u8) -> bool {

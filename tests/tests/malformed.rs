@@ -134,3 +134,29 @@ fn output_slices_and_bone_indices_are_checked() {
     assert_eq!(sampler.decompress_pose(&mut small).unwrap_err(), Error::OutputTooSmall { len: 2, bone_count: 8 });
     assert_eq!(sampler.decompress_bone(8).unwrap_err(), Error::BoneOutOfRange { index: 8, bone_count: 8 });
 }
+
+#[test]
+fn sample_rates_whose_duration_overflows_are_refused() {
+    // wave has 48 samples: its duration is 47 / rate.
+    let bytes = example_bytes(false);
+    let with_rate = |rate: f32| {
+        let mut b = bytes.to_vec();
+        b[32..36].copy_from_slice(&rate.to_le_bytes());
+        AlignedBytes::new(&b)
+    };
+    for rate in [1e-40f32, f32::from_bits(1), 1e-37, 0.0, -24.0, f32::NAN, f32::INFINITY] {
+        let b = with_rate(rate);
+        assert_eq!(Clip::from_bytes(&b).unwrap_err(), Error::BadSampleRate, "rate {rate:e}");
+    }
+    // 47 / 2e-37 = 2.35e38 is still finite: accepted, and every pose is finite.
+    let b = with_rate(2e-37);
+    let clip = Clip::from_bytes(&b).unwrap();
+    assert!(clip.duration().is_finite());
+    let mut sampler = Sampler::new(clip);
+    let mut pose = [Transform::IDENTITY; 8];
+    for i in 0..48 {
+        sampler.seek(i as f32 / clip.sample_rate(), Rounding::None);
+        sampler.decompress_pose(&mut pose).unwrap();
+        assert!(pose.iter().all(|t| t.translation.is_finite() && t.rotation.is_finite()));
+    }
+}
