@@ -18,6 +18,8 @@ pub mod compress;
 pub mod decompress;
 pub mod error_metric;
 pub mod measure;
+pub mod memory;
+pub mod message;
 pub mod raw_clip;
 pub mod sjson;
 

@@ -2,12 +2,14 @@
 
 use std::fmt;
 
-use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
+use ossa_decoder::format::{self, MAX_BONES, MAX_SAMPLES};
 
-/// The largest clip the encoder takes, in transform samples (bones × samples). The
-/// compressor keeps about 400 bytes per transform sample while it works, so this
-/// bounds it near 13 GiB; a larger clip is refused up front rather than exhausting
-/// memory. (1,000 bones × 30,000 samples fit.)
+use crate::message::{name as shown, number};
+
+/// The largest clip the encoder takes, in transform samples (bones × samples): at the
+/// compressor's cost per transform sample (see [`crate::memory::compress_estimate`])
+/// this is about 12 GiB. A larger clip is refused up front. (1,000 bones × 30,000
+/// samples fit.) Below it, the tool compares the estimate with the memory it may use.
 pub const MAX_TRANSFORM_SAMPLES: u64 = 1 << 25;
 
 /// A bone of the skeleton.
@@ -71,8 +73,14 @@ pub struct RawClip {
 pub enum ClipError {
     /// The clip has no samples.
     NoSamples,
-    /// The sample rate is not finite and positive.
-    BadSampleRate(f64),
+    /// The sample rate is not finite and positive, or out of single-precision range
+    /// for this many samples (see [`sample_rate_problem`]).
+    BadSampleRate {
+        /// Samples per second.
+        rate: f64,
+        /// Samples in the clip.
+        samples: usize,
+    },
     /// More bones or samples than the format supports.
     TooLarge(String),
     /// A bone's parent is not an earlier bone.
@@ -137,31 +145,35 @@ impl fmt::Display for ClipError {
         let at = |s: &Option<usize>| s.map(|s| format!(", sample {s}")).unwrap_or_default();
         match self {
             ClipError::NoSamples => f.write_str("the clip has no samples"),
-            ClipError::BadSampleRate(r) => write!(f, "sample rate {r} is not a finite positive number"),
+            ClipError::BadSampleRate { rate, samples } => match sample_rate_problem(*rate, *samples) {
+                Some(problem) => f.write_str(&problem),
+                None => write!(f, "sample_rate {} is not valid", number(*rate)),
+            },
             ClipError::TooLarge(what) => write!(f, "{what}"),
             ClipError::BadParent { bone } => {
-                write!(f, "bone '{bone}': parent must be a bone listed before it")
+                write!(f, "bone '{}': parent must be a bone listed before it", shown(bone))
             }
-            ClipError::DuplicateBone(name) => write!(f, "two bones are named '{name}'"),
+            ClipError::DuplicateBone(name) => write!(f, "two bones are named '{}'", shown(name)),
             ClipError::TrackCountMismatch { bones, tracks } => {
                 write!(f, "{tracks} tracks for {bones} bones")
             }
             ClipError::SampleCountMismatch { bone, sub_track, found, expected } => {
-                write!(f, "bone '{bone}': {sub_track} has {found} samples, the clip has {expected}")
+                write!(f, "bone '{}': {sub_track} has {found} samples, the clip has {expected}", shown(bone))
             }
             ClipError::NonFinite { bone, sub_track, sample } => {
-                write!(f, "bone '{bone}': {sub_track}{}: value is NaN or infinite", at(sample))
+                write!(f, "bone '{}': {sub_track}{}: value is NaN or infinite", shown(bone), at(sample))
             }
             ClipError::OutOfRange { bone, sub_track, sample } => write!(
                 f,
-                "bone '{bone}': {sub_track}{}: value exceeds the single-precision range (about 3.4e38)",
+                "bone '{}': {sub_track}{}: value exceeds the single-precision range (about 3.4e38)",
+                shown(bone),
                 at(sample)
             ),
             ClipError::ZeroQuaternion { bone, sample } => {
-                write!(f, "bone '{bone}'{}: rotation quaternion has zero length", at(sample))
+                write!(f, "bone '{}'{}: rotation quaternion has zero length", shown(bone), at(sample))
             }
             ClipError::BadShellDistance { bone } => {
-                write!(f, "bone '{bone}': vertex distance must be a positive number")
+                write!(f, "bone '{}': vertex distance must be a positive number", shown(bone))
             }
         }
     }
@@ -182,6 +194,22 @@ impl RawClip {
 
     /// Checks everything the compressor relies on, and normalises rotations.
     pub fn validate(&mut self) -> Result<(), ClipError> {
+        self.check()?;
+        for bone in &mut self.bones {
+            // `check` proved every quaternion normalisable.
+            bone.bind_pose.rotation = normalize(bone.bind_pose.rotation).unwrap_or([0.0, 0.0, 0.0, 1.0]);
+        }
+        for track in &mut self.tracks {
+            for q in &mut track.rotations {
+                *q = normalize(*q).unwrap_or([0.0, 0.0, 0.0, 1.0]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks everything the compressor relies on, changing nothing (rotations need
+    /// not be normalised, only normalisable).
+    pub fn check(&self) -> Result<(), ClipError> {
         if self.sample_count == 0 {
             return Err(ClipError::NoSamples);
         }
@@ -205,19 +233,18 @@ impl RawClip {
                 self.sample_count
             )));
         }
-        if !(self.sample_rate.is_finite() && (self.sample_rate as f32) > 0.0 && self.sample_rate <= f64::from(f32::MAX))
-        {
-            return Err(ClipError::BadSampleRate(self.sample_rate));
+        if sample_rate_problem(self.sample_rate, self.sample_count).is_some() {
+            return Err(ClipError::BadSampleRate { rate: self.sample_rate, samples: self.sample_count });
         }
         if self.tracks.len() != self.bones.len() {
             return Err(ClipError::TrackCountMismatch { bones: self.bones.len(), tracks: self.tracks.len() });
         }
         let mut names = std::collections::HashSet::new();
-        for (index, bone) in self.bones.iter_mut().enumerate() {
+        for (index, bone) in self.bones.iter().enumerate() {
             if bone.name.len() > usize::from(u16::MAX) {
                 return Err(ClipError::TooLarge(format!("bone {index}: name longer than 65535 bytes")));
             }
-            if !names.insert(bone.name.clone()) {
+            if !names.insert(bone.name.as_str()) {
                 return Err(ClipError::DuplicateBone(bone.name.clone()));
             }
             if bone.parent.is_some_and(|p| p >= index) {
@@ -233,7 +260,7 @@ impl RawClip {
             if bone.shell_distance <= 0.0 {
                 return Err(ClipError::BadShellDistance { bone: bone.name.clone() });
             }
-            let bind = &mut bone.bind_pose;
+            let bind = &bone.bind_pose;
             let finite = bind.rotation.iter().chain(&bind.translation).chain(&bind.scale).all(|v| v.is_finite());
             if !finite {
                 return Err(ClipError::NonFinite { bone: bone.name.clone(), sub_track: "bind pose", sample: None });
@@ -241,11 +268,12 @@ impl RawClip {
             if !fits_f32(&bind.translation) || !fits_f32(&bind.scale) || bone.shell_distance > f64::from(f32::MAX) {
                 return Err(ClipError::OutOfRange { bone: bone.name.clone(), sub_track: "bind pose", sample: None });
             }
-            bind.rotation = normalize(bind.rotation)
-                .ok_or_else(|| ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: None })?;
+            if normalize(bind.rotation).is_none() {
+                return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: None });
+            }
         }
         let expected = self.sample_count;
-        for (bone, track) in self.bones.iter().zip(&mut self.tracks) {
+        for (bone, track) in self.bones.iter().zip(&self.tracks) {
             let count = |sub_track, found| {
                 if found == expected {
                     Ok(())
@@ -258,12 +286,13 @@ impl RawClip {
             count("scales", track.scales.len())?;
             let non_finite =
                 |sub_track, sample| ClipError::NonFinite { bone: bone.name.clone(), sub_track, sample: Some(sample) };
-            for (sample, q) in track.rotations.iter_mut().enumerate() {
+            for (sample, q) in track.rotations.iter().enumerate() {
                 if !q.iter().all(|v| v.is_finite()) {
                     return Err(non_finite("rotations", sample));
                 }
-                *q = normalize(*q)
-                    .ok_or_else(|| ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) })?;
+                if normalize(*q).is_none() {
+                    return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) });
+                }
             }
             if let Some(s) = track.translations.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
                 return Err(non_finite("translations", s));
@@ -284,13 +313,44 @@ impl RawClip {
     }
 }
 
+/// What is wrong with `rate` as the sample rate of a clip of `samples` samples, if
+/// anything. The decoder works in `f32`: the rate must be a positive `f32`, the
+/// duration `(samples − 1) / rate` must be finite in `f32` (the decoder refuses it
+/// otherwise), and the time of one sample, `1 / rate`, must be a normal `f32` (a
+/// subnormal time has too few bits for `i / rate * rate` to land back on sample `i`).
+pub fn sample_rate_problem(rate: f64, samples: usize) -> Option<String> {
+    let shown = number(rate);
+    if !(rate.is_finite() && rate > 0.0) {
+        return Some(format!("sample_rate {shown} is not a positive number"));
+    }
+    if rate > f64::from(f32::MAX) {
+        return Some(format!("sample_rate {shown} exceeds the single-precision range (about 3.4e38)"));
+    }
+    let rate32 = rate as f32;
+    if rate32 <= 0.0 {
+        return Some(format!("sample_rate {shown} is too small for single precision (it rounds to 0)"));
+    }
+    let count = u32::try_from(samples).unwrap_or(u32::MAX);
+    if !format::duration(count, rate32).is_finite() {
+        return Some(format!(
+            "sample_rate {shown} is too small: {samples} samples at that rate last longer than single precision can count"
+        ));
+    }
+    if samples > 1 && !(1.0 / rate32).is_normal() {
+        return Some(format!(
+            "sample_rate {shown} is too large: the time between samples is below single precision's normal range"
+        ));
+    }
+    None
+}
+
 fn fits_f32(v: &[f64; 3]) -> bool {
     v.iter().all(|c| c.abs() <= f64::from(f32::MAX))
 }
 
 /// Normalises a quaternion; `None` when its length is zero (or underflows, or
 /// overflows: the components are finite but their squares are not).
-fn normalize(q: [f64; 4]) -> Option<[f64; 4]> {
+pub(crate) fn normalize(q: [f64; 4]) -> Option<[f64; 4]> {
     // Scale by the largest component first so that huge or tiny but valid
     // quaternions normalise without overflow or underflow.
     let largest = q.iter().fold(0.0f64, |m, v| m.max(v.abs()));

@@ -1,46 +1,30 @@
-//! A small reader for "simplified JSON" (SJSON), the syntax of ACL's text clips.
+//! A streaming reader for "simplified JSON" (SJSON), the syntax of ACL's text clips.
 //!
 //! SJSON differs from JSON in ways existing crates do not all accept: the top level
 //! is a list of `key = value` pairs without braces, keys are bare words, `=` (or `:`)
 //! separates keys from values, commas are optional, `//` and `/* */` comments are
-//! allowed, and bare words (`true`, `float4f`) are values. Every value remembers its
-//! line so that import errors can point at it.
+//! allowed, and bare words (`true`, `float4f`) are values.
+//!
+//! The reader builds no tree. A clip's text holds millions of numbers, and a tree of
+//! them costs several times the memory of the clip itself, all of it spent before the
+//! clip's declared counts could even be checked. Instead the caller walks the text:
+//! [`Reader::next_member`] and [`Reader::next_item`] step through objects and arrays,
+//! [`Reader::number`] and [`Reader::string`] read leaves, and [`Reader::skip_value`]
+//! checks the syntax of a value it does not need without keeping anything. Positions
+//! are cheap to save and return to, so a caller can scan the document once and then
+//! read its sections in the order it needs them.
 
 use std::fmt;
 
 /// Deepest nesting accepted; deeper input is refused rather than risking the stack.
-const MAX_DEPTH: usize = 64;
-
-/// A parsed value and the line (1-based) where it starts.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Node {
-    /// The value.
-    pub value: Value,
-    /// Line of its first character.
-    pub line: u32,
-}
-
-/// An SJSON value.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    /// `true` / `false`.
-    Bool(bool),
-    /// A number, as written (decimal).
-    Number(f64),
-    /// A quoted string, or a bare word other than `true`/`false`.
-    String(String),
-    /// `[ … ]`.
-    Array(Vec<Node>),
-    /// `{ … }` or the top level: keys in file order.
-    Object(Vec<(String, Node)>),
-}
+pub const MAX_DEPTH: usize = 64;
 
 /// A syntax error with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SyntaxError {
     /// 1-based line.
     pub line: u32,
-    /// 1-based column.
+    /// 1-based column, in characters.
     pub column: u32,
     /// What was wrong.
     pub message: String,
@@ -54,99 +38,138 @@ impl fmt::Display for SyntaxError {
 
 impl std::error::Error for SyntaxError {}
 
-impl Node {
-    /// The member `key` of an object.
-    pub fn get(&self, key: &str) -> Option<&Node> {
-        match &self.value {
-            Value::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
+/// A place in the text: a byte offset and the line it is on. The column is only
+/// counted when an error is reported (counting it eagerly is quadratic on long lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    offset: usize,
+    line: u32,
+    line_start: usize,
+}
+
+/// What the next value is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// `{ … }`.
+    Object,
+    /// `[ … ]`.
+    Array,
+    /// `"…"`.
+    String,
+    /// A decimal or `0x` hexadecimal number.
+    Number,
+    /// A bare word: `true`, `false`, `float4f`…
+    Word,
+}
+
+impl ValueKind {
+    /// How a message names this kind of value.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ValueKind::Object => "an object",
+            ValueKind::Array => "a list",
+            ValueKind::String => "a string",
+            ValueKind::Number => "a number",
+            ValueKind::Word => "a word",
         }
     }
 }
 
-/// Parses a whole document: `key = value` pairs at the top level (optionally wrapped
-/// in braces). Duplicate keys in one object are an error.
-pub fn parse(text: &str) -> Result<Node, SyntaxError> {
-    let mut p = Parser { text: text.as_bytes(), pos: 0, line: 1, line_start: 0 };
-    p.skip_trivia()?;
-    let line = p.line;
-    let value = if p.peek() == Some(b'{') {
-        let v = p.value(0)?;
-        p.skip_trivia()?;
-        if p.peek().is_some() {
-            return Err(p.error("unexpected text after the closing brace"));
-        }
-        v.value
-    } else {
-        Value::Object(p.members(None, 0)?)
-    };
-    Ok(Node { value, line })
+/// A key of an object and where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The key as written (quotes removed).
+    pub name: String,
+    /// Its first character.
+    pub position: Position,
 }
 
-/// A position in the text.
-#[derive(Clone, Copy)]
-struct Mark {
-    line: u32,
-    line_start: usize,
-    pos: usize,
-}
-
-struct Parser<'a> {
+/// Walks SJSON text. Every method skips the white space and comments before what it
+/// reads.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
     text: &'a [u8],
-    pos: usize,
+    offset: usize,
     line: u32,
     line_start: usize,
 }
 
-impl Parser<'_> {
-    /// The current position, cheaply: the column is only counted if an error is
-    /// actually reported (counting it eagerly is quadratic on long lines).
-    fn mark(&self) -> Mark {
-        Mark { line: self.line, line_start: self.line_start, pos: self.pos }
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `text`. A byte-order mark is skipped (columns on the
+    /// first line are counted after it, as editors show them).
+    pub fn new(text: &'a str) -> Reader<'a> {
+        let start = if text.as_bytes().starts_with(BOM) { BOM.len() } else { 0 };
+        Reader { text: text.as_bytes(), offset: start, line: 1, line_start: start }
     }
 
-    fn error(&self, message: impl Into<String>) -> SyntaxError {
-        self.error_at(self.mark(), message)
+    /// Where the reader stands.
+    pub fn position(&self) -> Position {
+        Position { offset: self.offset, line: self.line, line_start: self.line_start }
     }
 
-    fn error_at(&self, mark: Mark, message: impl Into<String>) -> SyntaxError {
-        // Column in characters, not bytes.
-        let start = mark.line_start.min(self.text.len());
-        let end = mark.pos.clamp(start, self.text.len());
+    /// Returns to a position saved earlier.
+    pub fn seek(&mut self, position: Position) {
+        self.offset = position.offset;
+        self.line = position.line;
+        self.line_start = position.line_start;
+    }
+
+    /// Line and column (1-based, in characters) of `position`.
+    pub fn line_column(&self, position: Position) -> (u32, u32) {
+        let start = position.line_start.min(self.text.len());
+        let end = position.offset.clamp(start, self.text.len());
         let column = String::from_utf8_lossy(&self.text[start..end]).chars().count() as u32 + 1;
-        SyntaxError { line: mark.line, column, message: message.into() }
+        (position.line, column)
+    }
+
+    /// An error at `position`.
+    pub fn error_at(&self, position: Position, message: impl Into<String>) -> SyntaxError {
+        let (line, column) = self.line_column(position);
+        SyntaxError { line, column, message: message.into() }
+    }
+
+    /// An error where the reader stands.
+    pub fn error(&self, message: impl Into<String>) -> SyntaxError {
+        self.error_at(self.position(), message)
     }
 
     fn peek(&self) -> Option<u8> {
-        self.text.get(self.pos).copied()
+        self.text.get(self.offset).copied()
+    }
+
+    fn peek_at(&self, ahead: usize) -> Option<u8> {
+        self.text.get(self.offset + ahead).copied()
     }
 
     fn bump(&mut self) {
         if self.peek() == Some(b'\n') {
             self.line += 1;
-            self.line_start = self.pos + 1;
+            self.line_start = self.offset + 1;
         }
-        self.pos += 1;
+        self.offset += 1;
     }
 
     /// Skips white space and comments.
-    fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
+    pub fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
         loop {
             match self.peek() {
                 Some(b' ' | b'\t' | b'\r' | b'\n') => self.bump(),
-                Some(b'/') if self.text.get(self.pos + 1) == Some(&b'/') => {
+                Some(b'/') if self.peek_at(1) == Some(b'/') => {
                     while !matches!(self.peek(), None | Some(b'\n')) {
                         self.bump();
                     }
                 }
-                Some(b'/') if self.text.get(self.pos + 1) == Some(&b'*') => {
-                    let start = self.mark();
+                Some(b'/') if self.peek_at(1) == Some(b'*') => {
+                    let start = self.position();
                     self.bump();
                     self.bump();
                     loop {
                         match self.peek() {
                             None => return Err(self.error_at(start, "unterminated /* comment")),
-                            Some(b'*') if self.text.get(self.pos + 1) == Some(&b'/') => {
+                            Some(b'*') if self.peek_at(1) == Some(b'/') => {
                                 self.bump();
                                 self.bump();
                                 break;
@@ -160,123 +183,202 @@ impl Parser<'_> {
         }
     }
 
-    /// Members until `close` (or the end of input when `close` is `None`).
-    fn members(&mut self, close: Option<u8>, depth: usize) -> Result<Vec<(String, Node)>, SyntaxError> {
-        let mut members: Vec<(String, Node)> = Vec::new();
+    /// Is there nothing but white space and comments left?
+    pub fn at_end(&mut self) -> Result<bool, SyntaxError> {
+        self.skip_trivia()?;
+        Ok(self.peek().is_none())
+    }
+
+    /// Starts the document: returns the closing brace to expect when the top level is
+    /// wrapped in `{ }`, `None` when it is a bare list of members.
+    pub fn begin_document(&mut self) -> Result<Option<u8>, SyntaxError> {
+        self.skip_trivia()?;
+        if self.peek() == Some(b'{') {
+            self.bump();
+            Ok(Some(b'}'))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// After the last member of a document that was wrapped in braces: nothing may
+    /// follow.
+    pub fn end_document(&mut self) -> Result<(), SyntaxError> {
+        if self.at_end()? {
+            Ok(())
+        } else {
+            Err(self.error("unexpected text after the closing brace"))
+        }
+    }
+
+    /// What the next value is, without consuming it.
+    pub fn peek_value(&mut self) -> Result<ValueKind, SyntaxError> {
+        self.skip_trivia()?;
+        match self.peek() {
+            Some(b'{') => Ok(ValueKind::Object),
+            Some(b'[') => Ok(ValueKind::Array),
+            Some(b'"') => Ok(ValueKind::String),
+            Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => Ok(ValueKind::Number),
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => Ok(ValueKind::Word),
+            Some(c) => Err(self.error(format!("unexpected character '{}'", self.char_at_point(c)))),
+            None => Err(self.error("expected a value, found the end of the file")),
+        }
+    }
+
+    /// The character at the reader (for messages), escaped.
+    fn char_at_point(&self, first: u8) -> String {
+        let rest = &self.text[self.offset..self.text.len().min(self.offset + 4)];
+        let c = String::from_utf8_lossy(rest).chars().next().unwrap_or(char::from(first));
+        crate::message::name(c.encode_utf8(&mut [0; 4])).to_string()
+    }
+
+    /// Enters an object: consumes `{`.
+    pub fn begin_object(&mut self) -> Result<(), SyntaxError> {
+        self.expect(b'{', "'{'")
+    }
+
+    /// Enters an array: consumes `[`.
+    pub fn begin_array(&mut self) -> Result<(), SyntaxError> {
+        self.expect(b'[', "'['")
+    }
+
+    fn expect(&mut self, byte: u8, what: &str) -> Result<(), SyntaxError> {
+        self.skip_trivia()?;
+        if self.peek() == Some(byte) {
+            self.bump();
+            Ok(())
+        } else {
+            Err(self.error(format!("expected {what}")))
+        }
+    }
+
+    /// The next key of the object being read, with its `=` or `:` consumed, so that
+    /// the reader stands before its value; `None` after the closing `close` (or at the
+    /// end of the text when `close` is `None`: the top level of a document).
+    pub fn next_member(&mut self, close: Option<u8>) -> Result<Option<Key>, SyntaxError> {
         loop {
             self.skip_trivia()?;
             match (self.peek(), close) {
-                (None, None) => return Ok(members),
+                (None, None) => return Ok(None),
                 (None, Some(_)) => return Err(self.error("unexpected end of file inside an object")),
                 (Some(c), Some(cl)) if c == cl => {
                     self.bump();
-                    return Ok(members);
+                    return Ok(None);
                 }
-                (Some(b','), _) => {
-                    self.bump();
-                    continue;
-                }
-                _ => {}
+                (Some(b','), _) => self.bump(),
+                _ => break,
             }
-            let key_position = self.mark();
-            let key = self.key()?;
+        }
+        let position = self.position();
+        let name = match self.peek() {
+            Some(b'"') => self.string()?,
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => self.word().to_owned(),
+            Some(c) => return Err(self.error(format!("expected a key, found '{}'", self.char_at_point(c)))),
+            None => return Err(self.error("expected a key, found the end of the file")),
+        };
+        self.skip_trivia()?;
+        match self.peek() {
+            Some(b'=' | b':') => self.bump(),
+            _ => return Err(self.error(format!("expected '=' after key '{}'", crate::message::name(&name)))),
+        }
+        Ok(Some(Key { name, position }))
+    }
+
+    /// Steps to the next item of the array being read: `true` when the reader stands
+    /// before one, `false` after the closing `]`.
+    pub fn next_item(&mut self) -> Result<bool, SyntaxError> {
+        loop {
             self.skip_trivia()?;
             match self.peek() {
-                Some(b'=' | b':') => self.bump(),
-                _ => return Err(self.error(format!("expected '=' after key '{key}'"))),
+                None => return Err(self.error("unexpected end of file inside a list")),
+                Some(b']') => {
+                    self.bump();
+                    return Ok(false);
+                }
+                Some(b',') => self.bump(),
+                _ => return Ok(true),
             }
-            self.skip_trivia()?;
-            let value = self.value(depth + 1)?;
-            if members.iter().any(|(k, _)| *k == key) {
-                return Err(self.error_at(key_position, format!("duplicate key '{key}'")));
-            }
-            members.push((key, value));
         }
     }
 
-    fn key(&mut self) -> Result<String, SyntaxError> {
-        match self.peek() {
-            Some(b'"') => self.string(),
-            Some(c) if c.is_ascii_alphabetic() || c == b'_' => Ok(self.word()),
-            Some(c) => Err(self.error(format!("expected a key, found '{}'", char::from(c).escape_default()))),
-            None => Err(self.error("expected a key, found the end of the file")),
-        }
+    /// Skips one value, checking its syntax, keeping nothing.
+    pub fn skip_value(&mut self) -> Result<(), SyntaxError> {
+        self.skip_nested(1)
     }
 
-    fn word(&mut self) -> String {
-        let start = self.pos;
-        while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-') {
-            self.bump();
-        }
-        String::from_utf8_lossy(&self.text[start..self.pos]).into_owned()
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
+    fn skip_nested(&mut self, depth: usize) -> Result<(), SyntaxError> {
         if depth > MAX_DEPTH {
             return Err(self.error(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
-        let line = self.line;
-        let value = match self.peek() {
-            Some(b'{') => {
+        match self.peek_value()? {
+            ValueKind::Object => {
                 self.bump();
-                Value::Object(self.members(Some(b'}'), depth)?)
-            }
-            Some(b'[') => {
-                self.bump();
-                let mut items = Vec::new();
-                loop {
-                    self.skip_trivia()?;
-                    match self.peek() {
-                        None => return Err(self.error("unexpected end of file inside an array")),
-                        Some(b']') => {
-                            self.bump();
-                            break;
-                        }
-                        Some(b',') => self.bump(),
-                        _ => items.push(self.value(depth + 1)?),
-                    }
+                while self.next_member(Some(b'}'))?.is_some() {
+                    self.skip_nested(depth + 1)?;
                 }
-                Value::Array(items)
             }
-            Some(b'"') => Value::String(self.string()?),
-            Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => self.number()?,
-            Some(c) if c.is_ascii_alphabetic() || c == b'_' => match self.word().as_str() {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                w => Value::String(w.to_owned()),
-            },
-            Some(c) => return Err(self.error(format!("unexpected character '{}'", char::from(c).escape_default()))),
-            None => return Err(self.error("expected a value, found the end of the file")),
-        };
-        Ok(Node { value, line })
+            ValueKind::Array => {
+                self.bump();
+                while self.next_item()? {
+                    self.skip_nested(depth + 1)?;
+                }
+            }
+            ValueKind::String => {
+                self.string()?;
+            }
+            ValueKind::Number => {
+                self.number()?;
+            }
+            ValueKind::Word => {
+                self.word();
+            }
+        }
+        Ok(())
     }
 
-    fn number(&mut self) -> Result<Value, SyntaxError> {
-        let start = self.pos;
-        let mark = self.mark();
-        // Hexadecimal integers (`0xFFFFFFFF`, used by ACL for "no output index").
-        if self.peek() == Some(b'0') && matches!(self.text.get(self.pos + 1), Some(b'x' | b'X')) {
+    /// A bare word (`[A-Za-z_][A-Za-z0-9_.-]*`).
+    pub fn word(&mut self) -> &'a str {
+        let _ = self.skip_trivia();
+        let start = self.offset;
+        while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-') {
+            self.bump();
+        }
+        // Only ASCII was consumed.
+        std::str::from_utf8(&self.text[start..self.offset]).unwrap_or_default()
+    }
+
+    /// A number: decimal (`-1.5e2`) or hexadecimal integer (`0xFFFFFFFF`, which ACL
+    /// uses for "no output index").
+    pub fn number(&mut self) -> Result<f64, SyntaxError> {
+        self.skip_trivia()?;
+        let start = self.position();
+        if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
             self.bump();
             self.bump();
-            let digits = self.pos;
+            let digits = self.offset;
             while matches!(self.peek(), Some(c) if c.is_ascii_hexdigit()) {
                 self.bump();
             }
-            let text = std::str::from_utf8(&self.text[digits..self.pos]).unwrap_or("");
+            let text = std::str::from_utf8(&self.text[digits..self.offset]).unwrap_or_default();
             return u64::from_str_radix(text, 16)
-                .map(|v| Value::Number(v as f64))
-                .map_err(|_| self.error_at(mark, "malformed hexadecimal number"));
+                .map(|v| v as f64)
+                .map_err(|_| self.error_at(start, "malformed hexadecimal number"));
         }
         while matches!(self.peek(), Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
             self.bump();
         }
-        let text = std::str::from_utf8(&self.text[start..self.pos]).unwrap_or("");
-        text.parse::<f64>().map(Value::Number).map_err(|_| self.error_at(mark, format!("malformed number '{text}'")))
+        let text = std::str::from_utf8(&self.text[start.offset..self.offset]).unwrap_or_default();
+        text.parse::<f64>().map_err(|_| self.error_at(start, format!("malformed number '{text}'")))
     }
 
-    fn string(&mut self) -> Result<String, SyntaxError> {
-        let start = self.mark();
-        self.bump(); // opening quote
+    /// A quoted string, escapes decoded.
+    pub fn string(&mut self) -> Result<String, SyntaxError> {
+        self.skip_trivia()?;
+        let start = self.position();
+        if self.peek() != Some(b'"') {
+            return Err(self.error("expected a string"));
+        }
+        self.bump();
         let mut out = Vec::new();
         loop {
             match self.peek() {
@@ -295,7 +397,7 @@ impl Parser<'_> {
                         b'n' => b"\n",
                         b't' => b"\t",
                         b'r' => b"\r",
-                        _ => return Err(self.error(format!("unknown escape '\\{}'", char::from(c).escape_default()))),
+                        _ => return Err(self.error(format!("unknown escape '\\{}'", self.char_at_point(c)))),
                     };
                     out.extend_from_slice(decoded);
                     self.bump();
@@ -306,8 +408,23 @@ impl Parser<'_> {
                 }
             }
         }
+        // The text is a `str` and only whole escapes were replaced: still UTF-8.
         String::from_utf8(out).map_err(|_| self.error_at(start, "string is not valid UTF-8"))
     }
+}
+
+/// Checks the syntax of a whole document: members at the top level (optionally
+/// wrapped in braces), every value well formed. Keeps nothing.
+pub fn check(text: &str) -> Result<(), SyntaxError> {
+    let mut reader = Reader::new(text);
+    let close = reader.begin_document()?;
+    while reader.next_member(close)?.is_some() {
+        reader.skip_value()?;
+    }
+    if close.is_some() {
+        reader.end_document()?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -315,32 +432,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_acl_style_documents() {
-        let doc = parse(
-            "version = 1 // comment\n/* block\n comment */ clip = { name = \"a\", num = -1.5e2 }\n\
-             arr = [ [1, 2] [3 4], ] flag = true kind = float4f hex = 0xFFFFFFFF",
-        )
-        .unwrap();
-        assert_eq!(doc.get("version").unwrap().value, Value::Number(1.0));
-        assert_eq!(doc.get("clip").unwrap().get("num").unwrap().value, Value::Number(-150.0));
-        assert_eq!(doc.get("clip").unwrap().line, 3);
-        let Value::Array(items) = &doc.get("arr").unwrap().value else { panic!() };
-        assert_eq!(items.len(), 2);
-        assert_eq!(doc.get("flag").unwrap().value, Value::Bool(true));
-        assert_eq!(doc.get("kind").unwrap().value, Value::String("float4f".into()));
-        assert_eq!(doc.get("hex").unwrap().value, Value::Number(4294967295.0));
+    fn walks_acl_style_documents() {
+        let text = "\u{feff}version = 1 // comment\n/* block\n comment */ clip = { name = \"a\", num = -1.5e2 }\n\
+                    arr = [ [1, 2] [3 4], ] flag = true kind = float4f hex = 0xFFFFFFFF";
+        check(text).unwrap();
+        let mut r = Reader::new(text);
+        assert_eq!(r.begin_document().unwrap(), None);
+        let key = r.next_member(None).unwrap().unwrap();
+        assert_eq!(key.name, "version");
+        assert_eq!(r.line_column(key.position), (1, 1), "the byte-order mark is not a column");
+        assert_eq!(r.number().unwrap(), 1.0);
+        assert_eq!(r.next_member(None).unwrap().unwrap().name, "clip");
+        assert_eq!(r.peek_value().unwrap(), ValueKind::Object);
+        r.begin_object().unwrap();
+        assert_eq!(r.next_member(Some(b'}')).unwrap().unwrap().name, "name");
+        assert_eq!(r.string().unwrap(), "a");
+        let num = r.next_member(Some(b'}')).unwrap().unwrap();
+        assert_eq!(r.line_column(num.position), (3, 34));
+        assert_eq!(r.number().unwrap(), -150.0);
+        assert!(r.next_member(Some(b'}')).unwrap().is_none());
+        assert_eq!(r.next_member(None).unwrap().unwrap().name, "arr");
+        r.begin_array().unwrap();
+        let mut items = 0;
+        while r.next_item().unwrap() {
+            r.skip_value().unwrap();
+            items += 1;
+        }
+        assert_eq!(items, 2);
+        assert_eq!(r.next_member(None).unwrap().unwrap().name, "flag");
+        assert_eq!(r.word(), "true");
+        assert_eq!(r.next_member(None).unwrap().unwrap().name, "kind");
+        let saved = r.position();
+        assert_eq!(r.word(), "float4f");
+        r.seek(saved);
+        assert_eq!(r.peek_value().unwrap(), ValueKind::Word);
+        r.word();
+        r.next_member(None).unwrap().unwrap();
+        assert_eq!(r.number().unwrap(), 4294967295.0);
+        assert!(r.next_member(None).unwrap().is_none());
     }
 
     #[test]
     fn reports_position_of_errors() {
-        let e = parse("a = 1\nb = [1, 2\n").unwrap_err();
-        assert!(e.message.contains("end of file inside an array"), "{e}");
-        let e = parse("a = 1\nb = @").unwrap_err();
+        let e = check("a = 1\nb = [1, 2\n").unwrap_err();
+        assert!(e.message.contains("end of file inside a list"), "{e}");
+        let e = check("a = 1\nb = @").unwrap_err();
         assert_eq!((e.line, e.column), (2, 5));
-        let e = parse("a = 1\n  a = 2").unwrap_err();
-        assert!(e.message.contains("duplicate key") && (e.line, e.column) == (2, 3), "{e}");
-        assert!(parse("a = \"x").is_err());
-        assert!(parse("a = 1.2.3").is_err());
-        assert!(parse(&format!("a = {}", "[".repeat(200))).is_err());
+        let e = check("a = 1\nb = é").unwrap_err();
+        assert!(e.message.contains("'é'"), "{e}");
+        assert!(check("a = \"x").is_err());
+        assert!(check("a = 1.2.3").is_err());
+        assert!(check(&format!("a = {}", "[".repeat(200))).unwrap_err().message.contains("nesting"));
+        assert!(check("{ a = 1 } b").unwrap_err().message.contains("after the closing brace"));
+        assert!(check("a = /* open").unwrap_err().message.contains("unterminated"));
     }
 }

@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = ossa_encoder::sjson::parse(text);
+    let _ = ossa_encoder::sjson::check(text);
     if let Ok(clip) = ossa_encoder::acl_text::read_clip(text, "fuzz") {
         // A clip that reads must also write and read back to the same shape.
         let again = ossa_encoder::acl_text::read_clip(&ossa_encoder::acl_text::write_clip(&clip), "fuzz")

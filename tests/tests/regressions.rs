@@ -22,7 +22,7 @@ fn one_bone(sample_rate: f64, translation: [f64; 3]) -> RawClip {
 fn a_sample_rate_that_vanishes_in_f32_is_refused() {
     for rate in [1e-310, 1e-46] {
         match compress(&one_bone(rate, [0.0; 3]), &Settings::default()) {
-            Err(CompressError::InvalidClip(e)) => assert!(e.to_string().contains("sample rate"), "{e}"),
+            Err(CompressError::InvalidClip(e)) => assert!(e.to_string().contains("sample_rate"), "{e}"),
             other => panic!("rate {rate}: expected a refusal, got {other:?}"),
         }
     }

@@ -1,332 +1,516 @@
-//! ACL's text clip format (`.acl.sjson`, file versions 1 to 5): reading and writing.
+//! Reading ACL's text clips into a [`RawClip`].
 //!
-//! Reading turns the SJSON tree into a validated [`RawClip`]; every error names the
-//! line and, where it applies, the bone and the sample. Writing produces a clip any
-//! ACL-format tool can read, with the exact `f32` values that were decoded.
+//! Two passes over the text and no syntax tree. The first pass checks the syntax of the
+//! whole document and notes where each top-level section starts. The second reads
+//! `clip` and `bones`, hands the declared counts to the caller (who may refuse them:
+//! too large for the memory it allows), and only then reads the samples, straight into
+//! the clip's arrays. So the memory is the clip's and nothing more, whatever the text
+//! declares, and a huge declared count is refused before anything is allocated for it.
 
 use std::collections::HashMap;
-use std::fmt::{self, Write as _};
 
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
 
-use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
-use crate::sjson::{self, Node, Value};
+use super::keys::{self, Section};
+use super::ImportError;
+use crate::memory::{self, OutOfMemory};
+use crate::message::{name as shown, number};
+use crate::raw_clip::{self, Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
+use crate::sjson::{Key, Position, Reader, ValueKind};
 
-/// Why a text clip could not be read.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ImportError {
-    /// The line the problem is on, when known.
-    pub line: Option<u32>,
-    /// The column, for syntax errors.
-    pub column: Option<u32>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.line, self.column) {
-            (Some(line), Some(column)) => write!(f, "line {line}, column {column}: {}", self.message),
-            (Some(line), None) => write!(f, "line {line}: {}", self.message),
-            _ => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for ImportError {}
-
-fn err(node: Option<&Node>, message: impl Into<String>) -> ImportError {
-    ImportError { line: node.map(|n| n.line), column: None, message: message.into() }
+/// The counts a clip declares, known before any of its samples is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Declared {
+    /// Bones.
+    pub bones: usize,
+    /// Samples per track.
+    pub samples: usize,
 }
 
 /// Reads a clip from the text of an `.acl.sjson` file. `default_name` names the clip
 /// when the file does not.
 pub fn read_clip(text: &str, default_name: &str) -> Result<RawClip, ImportError> {
-    let doc = sjson::parse(text).map_err(|e| ImportError {
-        line: Some(e.line),
-        column: Some(e.column),
-        message: e.message,
-    })?;
-    let version = doc.get("version").ok_or_else(|| err(None, "missing 'version': not an ACL clip file"))?;
-    let v = number(version, "version")?;
+    read_clip_checked(text, default_name, |_| Ok(()))
+}
+
+/// Like [`read_clip`], and calls `check` with the declared counts once they are known
+/// and before anything proportional to them is allocated; an error from `check` ends
+/// the reading with that message (a memory limit, typically).
+pub fn read_clip_checked(
+    text: &str,
+    default_name: &str,
+    check: impl FnOnce(Declared) -> Result<(), String>,
+) -> Result<RawClip, ImportError> {
+    let mut r = ClipReader { r: Reader::new(text) };
+    let sections = r.scan(text)?;
+
+    let version =
+        sections.get("version").ok_or_else(|| ImportError::whole("missing 'version': not an ACL clip file"))?;
+    r.r.seek(version);
+    let v = r.number("version")?;
     if !(1.0..=5.0).contains(&v) || v.fract() != 0.0 {
-        return Err(err(Some(version), format!("unsupported ACL file version {v} (1 to 5 are read)")));
+        return Err(r.fail(version, format!("unsupported ACL file version {} (1 to 5 are read)", number(v))));
     }
-    if let Some(list) = doc.get("track_list") {
-        return Err(err(
-            Some(list),
+    if let Some(list) = sections.get("track_list") {
+        return Err(r.fail(
+            list,
             "this file holds a scalar track list ('track_list'); ossa compresses transform clips only for now",
         ));
     }
-    let clip = doc.get("clip").ok_or_else(|| err(None, "missing 'clip' section"))?;
-    let name = match clip.get("name") {
-        Some(n) => string(n, "clip name")?.to_owned(),
-        None => default_name.to_owned(),
-    };
-    let samples_node = clip.get("num_samples").ok_or_else(|| err(Some(clip), "clip has no 'num_samples'"))?;
-    let samples = number(samples_node, "num_samples")?;
-    if samples.fract() != 0.0 || samples < 0.0 {
-        return Err(err(Some(samples_node), format!("num_samples {samples} is not a whole number")));
+    let clip_at = sections.get("clip").ok_or_else(|| ImportError::whole("missing 'clip' section"))?;
+    r.r.seek(clip_at);
+    let header = r.clip_header(clip_at, default_name)?;
+    if let Some(settings) = sections.get("settings") {
+        r.r.seek(settings);
+        r.settings()?;
     }
-    if samples < 1.0 {
-        return Err(err(Some(samples_node), "the clip has no samples (num_samples = 0)"));
-    }
-    if samples > f64::from(MAX_SAMPLES) {
-        return Err(err(
-            Some(samples_node),
-            format!("num_samples {samples} exceeds the format's limit of {MAX_SAMPLES} samples"),
-        ));
-    }
-    let sample_count = samples as usize;
-    let rate_node = clip.get("sample_rate").ok_or_else(|| err(Some(clip), "clip has no 'sample_rate'"))?;
-    let sample_rate = number(rate_node, "sample_rate")?;
-    if !(sample_rate.is_finite() && (sample_rate as f32) > 0.0 && sample_rate <= f64::from(f32::MAX)) {
-        return Err(err(Some(rate_node), format!("sample_rate {sample_rate} is not a positive number")));
-    }
-    if let Some(additive) = clip.get("additive_format") {
-        let kind = string(additive, "additive_format")?;
-        if kind != "none" {
-            return Err(err(Some(additive), format!("additive clips ('{kind}') are not supported yet")));
-        }
-    }
-
-    let bones_node = doc.get("bones").ok_or_else(|| err(None, "missing 'bones' section"))?;
-    let bone_nodes = array(bones_node, "bones")?;
-    if bone_nodes.len() > MAX_BONES as usize {
-        return Err(err(
-            Some(bones_node),
-            format!("{} bones exceed the format's limit of {MAX_BONES}", bone_nodes.len()),
-        ));
-    }
-    let mut bones = Vec::with_capacity(bone_nodes.len());
-    let mut index_of: HashMap<String, usize> = HashMap::new();
-    for node in bone_nodes {
-        let name_node = node.get("name").ok_or_else(|| err(Some(node), "bone has no 'name'"))?;
-        let name = string(name_node, "bone name")?.to_owned();
-        if name.len() > u16::MAX as usize {
-            return Err(err(Some(name_node), "bone name is longer than 65535 bytes"));
-        }
-        let parent = match node.get("parent") {
-            None => None,
-            Some(p) => {
-                let parent = string(p, "parent")?;
-                if parent.is_empty() {
-                    None
-                } else if let Some(&i) = index_of.get(parent) {
-                    Some(i)
-                } else if parent == name {
-                    return Err(err(Some(p), format!("bone '{name}' is its own parent")));
-                } else {
-                    return Err(err(
-                        Some(p),
-                        format!("bone '{name}': parent '{parent}' is not a bone listed before it (unknown, later or cyclic)"),
-                    ));
-                }
-            }
-        };
-        let shell_distance = match node.get("vertex_distance") {
-            Some(d) => number(d, "vertex_distance")?,
-            None => 3.0,
-        };
-        let bind_pose = RawTransform {
-            rotation: optional_vector(node.get("bind_rotation"), [0.0, 0.0, 0.0, 1.0], "bind_rotation")?,
-            translation: optional_vector(node.get("bind_translation"), [0.0; 3], "bind_translation")?,
-            scale: optional_vector(node.get("bind_scale"), [1.0; 3], "bind_scale")?,
-        };
-        if index_of.insert(name.clone(), bones.len()).is_some() {
-            return Err(err(Some(name_node), format!("two bones are named '{name}'")));
-        }
-        bones.push(Bone { name, parent, shell_distance, bind_pose });
-    }
+    let bones_at = sections.get("bones").ok_or_else(|| ImportError::whole("missing 'bones' section"))?;
+    r.r.seek(bones_at);
+    let bones = r.bones()?;
 
     // Refuse clips too large to hold before allocating their samples.
+    let sample_count = header.samples;
     let transform_samples = bones.len() as u64 * sample_count as u64;
     if transform_samples > MAX_TRANSFORM_SAMPLES {
-        return Err(err(
-            Some(samples_node),
+        return Err(r.fail(
+            header.samples_at,
             format!(
                 "{} bones × {sample_count} samples = {transform_samples} transform samples, more than the encoder's limit of {MAX_TRANSFORM_SAMPLES}",
                 bones.len()
             ),
         ));
     }
-    let mut tracks: Vec<Option<BoneTrack>> = vec![None; bones.len()];
-    let tracks_node = doc.get("tracks").ok_or_else(|| err(None, "missing 'tracks' section"))?;
-    for node in array(tracks_node, "tracks")? {
-        let name_node = node.get("name").ok_or_else(|| err(Some(node), "track has no 'name'"))?;
-        let name = string(name_node, "track name")?;
-        let &bone = index_of.get(name).ok_or_else(|| err(Some(name_node), format!("track '{name}' names no bone")))?;
-        if tracks[bone].is_some() {
-            return Err(err(Some(name_node), format!("bone '{name}' has two tracks")));
-        }
-        let sub = |key: &'static str| -> Result<Option<&Node>, ImportError> {
-            let Some(n) = node.get(key) else { return Ok(None) };
-            let items = array(n, key)?;
-            if items.len() != sample_count {
-                return Err(err(
-                    Some(n),
-                    format!("bone '{name}': {key} has {} samples, the clip has {sample_count}", items.len()),
-                ));
-            }
-            Ok(Some(n))
-        };
-        let rotations = samples_of::<4>(sub("rotations")?, sample_count, [0.0, 0.0, 0.0, 1.0], name, "rotations")?;
-        let translations = samples_of::<3>(sub("translations")?, sample_count, [0.0; 3], name, "translations")?;
-        let scales = samples_of::<3>(sub("scales")?, sample_count, [1.0; 3], name, "scales")?;
-        tracks[bone] = Some(BoneTrack { rotations, translations, scales });
-    }
-    let tracks = tracks
-        .into_iter()
-        .map(|t| {
-            t.unwrap_or_else(|| BoneTrack {
-                rotations: vec![[0.0, 0.0, 0.0, 1.0]; sample_count],
-                translations: vec![[0.0; 3]; sample_count],
-                scales: vec![[1.0; 3]; sample_count],
-            })
-        })
-        .collect();
-    let mut clip = RawClip { name, sample_rate, sample_count, bones, tracks };
-    clip.validate().map_err(|e| {
-        // Point at the offending bone's track when the problem is in the samples.
-        ImportError { line: None, column: None, message: e.to_string() }
-    })?;
+    check(Declared { bones: bones.len(), samples: sample_count }).map_err(ImportError::whole)?;
+
+    let tracks_at = sections.get("tracks").ok_or_else(|| ImportError::whole("missing 'tracks' section"))?;
+    r.r.seek(tracks_at);
+    let tracks = r.tracks(&bones, sample_count)?;
+    let mut clip = RawClip { name: header.name, sample_rate: header.rate, sample_count, bones, tracks };
+    clip.validate().map_err(|e| ImportError::whole(e.to_string()))?;
     Ok(clip)
 }
 
-fn samples_of<const N: usize>(
-    node: Option<&Node>,
-    count: usize,
-    default: [f64; N],
-    bone: &str,
-    key: &str,
-) -> Result<Vec<[f64; N]>, ImportError> {
-    let Some(node) = node else { return Ok(vec![default; count]) };
-    let mut out = Vec::with_capacity(count);
-    for (sample, item) in array(node, key)?.iter().enumerate() {
-        let v = vector::<N>(item, key).map_err(|e| ImportError {
-            line: e.line,
-            column: None,
-            message: format!("bone '{bone}': {key} sample {sample}: {}", e.message),
-        })?;
-        if !v.iter().all(|c| c.is_finite()) {
-            return Err(err(Some(item), format!("bone '{bone}': {key} sample {sample}: value is NaN or infinite")));
+/// Where each top-level section's value starts.
+struct Sections {
+    at: [Option<Position>; keys::TOP.keys.len()],
+}
+
+impl Sections {
+    fn get(&self, key: &str) -> Option<Position> {
+        keys::index(&keys::TOP, key).and_then(|i| self.at[i])
+    }
+}
+
+/// What `clip = { … }` says.
+struct Header {
+    name: String,
+    samples: usize,
+    samples_at: Position,
+    rate: f64,
+}
+
+struct ClipReader<'a> {
+    r: Reader<'a>,
+}
+
+/// A bone as read, before its parent's name is resolved.
+struct BoneEntry {
+    name: String,
+    name_at: Position,
+    parent: Option<(String, Position)>,
+    shell_distance: f64,
+    bind_pose: RawTransform,
+}
+
+impl<'a> ClipReader<'a> {
+    fn fail(&self, at: Position, message: impl Into<String>) -> ImportError {
+        self.r.error_at(at, message).into()
+    }
+
+    /// First pass: the syntax of the whole document, and where its sections are. A
+    /// document without `version` is not an ACL clip at all, which says more than an
+    /// unknown key would, so that is checked before unknown keys are reported.
+    fn scan(&mut self, text: &str) -> Result<Sections, ImportError> {
+        let mut sections = Sections { at: [None; keys::TOP.keys.len()] };
+        let mut unknown: Option<Key> = None;
+        let mut members = 0usize;
+        let close = self.r.begin_document()?;
+        while let Some(key) = self.r.next_member(close)? {
+            members += 1;
+            match keys::index(&keys::TOP, &key.name) {
+                Some(i) => {
+                    if sections.at[i].is_some() {
+                        return Err(self.fail(key.position, format!("duplicate key '{}'", key.name)));
+                    }
+                    self.r.skip_trivia()?;
+                    sections.at[i] = Some(self.r.position());
+                }
+                None => {
+                    unknown.get_or_insert(key);
+                }
+            }
+            self.r.skip_value()?;
         }
-        if N == 4 && v.iter().all(|c| *c == 0.0) {
-            return Err(err(
-                Some(item),
-                format!("bone '{bone}': {key} sample {sample}: rotation quaternion has zero length"),
+        if close.is_some() {
+            self.r.end_document()?;
+        }
+        if members == 0 {
+            let what = if text.trim_start_matches('\u{feff}').trim().is_empty() {
+                "the file is empty"
+            } else {
+                "the file holds no keys (only comments)"
+            };
+            return Err(ImportError::whole(what));
+        }
+        if sections.get("version").is_some() {
+            if let Some(key) = unknown {
+                return Err(self.fail(key.position, keys::unknown(&keys::TOP, &key.name)));
+            }
+        }
+        Ok(sections)
+    }
+
+    /// Walks the object at the reader: every key must be one of `section`'s, at most
+    /// once; `each` is called with the key's index in the section and must consume
+    /// the value. Returns the object's position.
+    fn object(
+        &mut self,
+        section: &Section,
+        what: &str,
+        mut each: impl FnMut(&mut Self, usize, Position) -> Result<(), ImportError>,
+    ) -> Result<Position, ImportError> {
+        let at = self.expect(ValueKind::Object, what)?;
+        self.r.begin_object()?;
+        let mut seen = 0u64;
+        while let Some(key) = self.r.next_member(Some(b'}'))? {
+            let Some(index) = keys::index(section, &key.name) else {
+                return Err(self.fail(key.position, keys::unknown(section, &key.name)));
+            };
+            if seen & (1 << index) != 0 {
+                return Err(self.fail(key.position, format!("duplicate key '{}'", key.name)));
+            }
+            seen |= 1 << index;
+            self.r.skip_trivia()?;
+            let value_at = self.r.position();
+            each(self, index, value_at)?;
+        }
+        Ok(at)
+    }
+
+    /// Checks that the next value is of `kind`; returns its position.
+    fn expect(&mut self, kind: ValueKind, what: &str) -> Result<Position, ImportError> {
+        let found = self.r.peek_value()?;
+        let at = self.r.position();
+        if found != kind {
+            return Err(self.fail(at, format!("{what} must be {}, found {}", kind.describe(), found.describe())));
+        }
+        Ok(at)
+    }
+
+    /// A number, or the 16 hexadecimal digits of a double (binary-exact files).
+    fn number(&mut self, what: &str) -> Result<f64, ImportError> {
+        let found = self.r.peek_value()?;
+        let at = self.r.position();
+        match found {
+            ValueKind::Number => Ok(self.r.number()?),
+            ValueKind::String => {
+                let s = self.r.string()?;
+                if s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    u64::from_str_radix(&s, 16).map(f64::from_bits).map_err(|_| self.fail(at, "bad hex number"))
+                } else {
+                    Err(self.fail(at, format!("{what} must be a number, found the string \"{}\"", shown(&s))))
+                }
+            }
+            other => Err(self.fail(at, format!("{what} must be a number, found {}", other.describe()))),
+        }
+    }
+
+    /// A quoted string or a bare word.
+    fn string(&mut self, what: &str) -> Result<String, ImportError> {
+        match self.r.peek_value()? {
+            ValueKind::String => Ok(self.r.string()?),
+            ValueKind::Word => Ok(self.r.word().to_owned()),
+            other => {
+                let at = self.r.position();
+                Err(self.fail(at, format!("{what} must be a string, found {}", other.describe())))
+            }
+        }
+    }
+
+    /// A list of exactly `N` numbers.
+    fn vector<const N: usize>(&mut self, what: &str) -> Result<[f64; N], ImportError> {
+        let at = self.expect(ValueKind::Array, what)?;
+        self.r.begin_array()?;
+        let mut out = [0.0; N];
+        let mut found = 0usize;
+        while self.r.next_item()? {
+            match out.get_mut(found) {
+                Some(slot) => *slot = self.number(what)?,
+                None => self.r.skip_value()?,
+            }
+            found += 1;
+        }
+        if found != N {
+            return Err(self.fail(at, format!("{what}: expected {N} numbers, found {found}")));
+        }
+        Ok(out)
+    }
+
+    fn clip_header(&mut self, clip_at: Position, default_name: &str) -> Result<Header, ImportError> {
+        let (mut name, mut samples, mut rate) = (None, None, None);
+        self.object(&keys::CLIP, "'clip'", |r, key, at| {
+            match keys::CLIP.keys[key] {
+                "name" => name = Some(r.string("clip name")?),
+                "num_samples" => samples = Some((r.number("num_samples")?, at)),
+                "sample_rate" => rate = Some((r.number("sample_rate")?, at)),
+                "additive_format" => {
+                    let kind = r.string("additive_format")?;
+                    if kind != "none" {
+                        return Err(r.fail(at, format!("additive clips ('{}') are not supported yet", shown(&kind))));
+                    }
+                }
+                _ => r.r.skip_value()?,
+            }
+            Ok(())
+        })?;
+        let (samples, samples_at) = samples.ok_or_else(|| self.fail(clip_at, "'clip' has no 'num_samples'"))?;
+        if samples.fract() != 0.0 || samples < 0.0 {
+            return Err(self.fail(samples_at, format!("num_samples {} is not a whole number", number(samples))));
+        }
+        if samples < 1.0 {
+            return Err(self.fail(samples_at, "the clip has no samples (num_samples = 0)"));
+        }
+        if samples > f64::from(MAX_SAMPLES) {
+            return Err(self.fail(
+                samples_at,
+                format!("num_samples {} exceeds the format's limit of {MAX_SAMPLES} samples", number(samples)),
             ));
         }
-        out.push(v);
-    }
-    Ok(out)
-}
-
-fn number(node: &Node, what: &str) -> Result<f64, ImportError> {
-    match &node.value {
-        Value::Number(v) => Ok(*v),
-        // Binary-exact files store the bits of an IEEE-754 double as 16 hex digits.
-        Value::String(s) if s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) => u64::from_str_radix(s, 16)
-            .map(f64::from_bits)
-            .map_err(|_| err(Some(node), format!("{what}: bad hex number"))),
-        _ => Err(err(Some(node), format!("{what} must be a number"))),
-    }
-}
-
-fn string<'a>(node: &'a Node, what: &str) -> Result<&'a str, ImportError> {
-    match &node.value {
-        Value::String(s) => Ok(s),
-        _ => Err(err(Some(node), format!("{what} must be a string"))),
-    }
-}
-
-fn array<'a>(node: &'a Node, what: &str) -> Result<&'a [Node], ImportError> {
-    match &node.value {
-        Value::Array(items) => Ok(items),
-        _ => Err(err(Some(node), format!("'{what}' must be a list"))),
-    }
-}
-
-fn vector<const N: usize>(node: &Node, what: &str) -> Result<[f64; N], ImportError> {
-    let items = array(node, what)?;
-    if items.len() != N {
-        return Err(err(Some(node), format!("expected {N} numbers, found {}", items.len())));
-    }
-    let mut out = [0.0; N];
-    for (o, item) in out.iter_mut().zip(items) {
-        *o = number(item, what)?;
-    }
-    Ok(out)
-}
-
-fn optional_vector<const N: usize>(
-    node: Option<&Node>,
-    default: [f64; N],
-    what: &str,
-) -> Result<[f64; N], ImportError> {
-    match node {
-        Some(n) => vector(n, what),
-        None => Ok(default),
-    }
-}
-
-/// Writes `clip` in ACL's text format (file version 5). Numbers are written in the
-/// shortest decimal form that reads back to the same double, so `f32` values decoded
-/// from an `.ossa` file survive the round trip exactly.
-pub fn write_clip(clip: &RawClip) -> String {
-    let mut s = String::with_capacity(clip.bones.len() * clip.sample_count * 160 + 1024);
-    let _ = writeln!(s, "version = 5\n\nclip =\n{{");
-    let _ = writeln!(s, "\tname = {}", quote(&clip.name));
-    let _ = writeln!(s, "\tnum_samples = {}", clip.sample_count);
-    let _ = writeln!(s, "\tsample_rate = {}", clip.sample_rate);
-    let _ = writeln!(s, "\tis_binary_exact = false\n}}\n\nbones =\n[");
-    for bone in &clip.bones {
-        let parent = bone.parent.map(|p| clip.bones[p].name.as_str()).unwrap_or("");
-        let _ = writeln!(s, "\t{{\n\t\tname = {}\n\t\tparent = {}", quote(&bone.name), quote(parent));
-        let _ = writeln!(s, "\t\tvertex_distance = {}", bone.shell_distance);
-        let b = &bone.bind_pose;
-        let _ = writeln!(s, "\t\tbind_rotation = {}", list(&b.rotation));
-        let _ = writeln!(s, "\t\tbind_translation = {}", list(&b.translation));
-        let _ = writeln!(s, "\t\tbind_scale = {}\n\t}}", list(&b.scale));
-    }
-    let _ = writeln!(s, "]\n\ntracks =\n[");
-    for (bone, track) in clip.bones.iter().zip(&clip.tracks) {
-        let _ = writeln!(s, "\t{{\n\t\tname = {}", quote(&bone.name));
-        write_samples(&mut s, "rotations", track.rotations.iter().map(|v| list(v)));
-        write_samples(&mut s, "translations", track.translations.iter().map(|v| list(v)));
-        write_samples(&mut s, "scales", track.scales.iter().map(|v| list(v)));
-        let _ = writeln!(s, "\t}}");
-    }
-    let _ = writeln!(s, "]");
-    s
-}
-
-fn write_samples(s: &mut String, key: &str, rows: impl Iterator<Item = String>) {
-    let _ = writeln!(s, "\t\t{key} =\n\t\t[");
-    for row in rows {
-        let _ = writeln!(s, "\t\t\t{row}");
-    }
-    let _ = writeln!(s, "\t\t]");
-}
-
-fn list(values: &[f64]) -> String {
-    let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-    format!("[ {} ]", items.join(", "))
-}
-
-fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
+        let samples = samples as usize;
+        let (rate, rate_at) = rate.ok_or_else(|| self.fail(clip_at, "'clip' has no 'sample_rate'"))?;
+        if let Some(problem) = raw_clip::sample_rate_problem(rate, samples) {
+            return Err(self.fail(rate_at, problem));
         }
+        Ok(Header { name: name.unwrap_or_else(|| default_name.to_owned()), samples, samples_at, rate })
     }
-    out.push('"');
-    out
+
+    /// `settings`: ossa has its own, but misspelled keys are still reported.
+    fn settings(&mut self) -> Result<(), ImportError> {
+        self.object(&keys::SETTINGS, "'settings'", |r, key, _| {
+            if keys::SETTINGS.keys[key] == "segmenting" && r.r.peek_value()? == ValueKind::Object {
+                r.object(&keys::SEGMENTING, "'segmenting'", |r, _, _| Ok(r.r.skip_value()?))?;
+            } else {
+                r.r.skip_value()?;
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    fn bones(&mut self) -> Result<Vec<Bone>, ImportError> {
+        let bones_at = self.expect(ValueKind::Array, "'bones'")?;
+        self.r.begin_array()?;
+        let mut bones: Vec<Bone> = Vec::new();
+        let mut index_of: HashMap<String, usize> = HashMap::new();
+        while self.r.next_item()? {
+            if bones.len() == MAX_BONES as usize {
+                // Count the rest without keeping them, to say how many there are.
+                let mut count = bones.len();
+                loop {
+                    self.r.skip_value()?;
+                    count += 1;
+                    if !self.r.next_item()? {
+                        break;
+                    }
+                }
+                return Err(self.fail(bones_at, format!("{count} bones exceed the format's limit of {MAX_BONES}")));
+            }
+            let entry = self.bone()?;
+            let parent = match entry.parent {
+                None => None,
+                Some((parent, _)) if parent.is_empty() => None,
+                Some((parent, at)) => match index_of.get(&parent) {
+                    Some(&i) => Some(i),
+                    None if parent == entry.name => {
+                        return Err(self.fail(at, format!("bone '{}' is its own parent", shown(&entry.name))))
+                    }
+                    None => {
+                        let hint = keys::nearest(&parent, index_of.keys().map(String::as_str))
+                            .map(|n| format!(" (did you mean '{}'?)", shown(n)))
+                            .unwrap_or_default();
+                        return Err(self.fail(
+                            at,
+                            format!(
+                                "bone '{}': parent '{}' is not a bone listed before it (unknown, later or cyclic){hint}",
+                                shown(&entry.name),
+                                shown(&parent)
+                            ),
+                        ));
+                    }
+                },
+            };
+            if index_of.insert(entry.name.clone(), bones.len()).is_some() {
+                return Err(self.fail(entry.name_at, format!("two bones are named '{}'", shown(&entry.name))));
+            }
+            bones.push(Bone {
+                name: entry.name,
+                parent,
+                shell_distance: entry.shell_distance,
+                bind_pose: entry.bind_pose,
+            });
+        }
+        Ok(bones)
+    }
+
+    fn bone(&mut self) -> Result<BoneEntry, ImportError> {
+        let mut name: Option<(String, Position)> = None;
+        let mut bone = BoneEntry {
+            name: String::new(),
+            name_at: self.r.position(),
+            parent: None,
+            shell_distance: 3.0,
+            bind_pose: RawTransform::IDENTITY,
+        };
+        let at = self.object(&keys::BONE, "a bone", |r, key, at| {
+            match keys::BONE.keys[key] {
+                "name" => name = Some((r.string("bone name")?, at)),
+                "parent" => bone.parent = Some((r.string("parent")?, at)),
+                "vertex_distance" => bone.shell_distance = r.number("vertex_distance")?,
+                "bind_rotation" => bone.bind_pose.rotation = r.vector("bind_rotation")?,
+                "bind_translation" => bone.bind_pose.translation = r.vector("bind_translation")?,
+                _ => bone.bind_pose.scale = r.vector("bind_scale")?,
+            }
+            Ok(())
+        })?;
+        let (name, name_at) = name.ok_or_else(|| self.fail(at, "bone has no 'name'"))?;
+        if name.len() > usize::from(u16::MAX) {
+            return Err(self.fail(name_at, "bone name is longer than 65535 bytes"));
+        }
+        bone.name = name;
+        bone.name_at = name_at;
+        Ok(bone)
+    }
+
+    fn tracks(&mut self, bones: &[Bone], sample_count: usize) -> Result<Vec<BoneTrack>, ImportError> {
+        let index_of: HashMap<&str, usize> = bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)).collect();
+        let mut tracks: Vec<Option<BoneTrack>> = vec![None; bones.len()];
+        self.expect(ValueKind::Array, "'tracks'")?;
+        self.r.begin_array()?;
+        while self.r.next_item()? {
+            let start = self.r.position();
+            let (name, name_at) = self.track_name()?;
+            let Some(&bone) = index_of.get(name.as_str()) else {
+                let hint = keys::nearest(&name, index_of.keys().copied())
+                    .map(|n| format!(" (did you mean '{}'?)", shown(n)))
+                    .unwrap_or_default();
+                return Err(self.fail(name_at, format!("track '{}' names no bone{hint}", shown(&name))));
+            };
+            if tracks[bone].is_some() {
+                return Err(self.fail(name_at, format!("bone '{}' has two tracks", shown(&name))));
+            }
+            self.r.seek(start);
+            let mut track = BoneTrack::default();
+            let mut given = [false; 3];
+            self.object(&keys::TRACK, "a track", |r, key, at| {
+                match keys::TRACK.keys[key] {
+                    "rotations" => {
+                        track.rotations = r.samples(&name, "rotations", sample_count, at)?;
+                        given[0] = true;
+                    }
+                    "translations" => {
+                        track.translations = r.samples(&name, "translations", sample_count, at)?;
+                        given[1] = true;
+                    }
+                    "scales" => {
+                        track.scales = r.samples(&name, "scales", sample_count, at)?;
+                        given[2] = true;
+                    }
+                    _ => r.r.skip_value()?,
+                }
+                Ok(())
+            })?;
+            fill_missing(&mut track, given, sample_count).map_err(|e| ImportError::whole(e.to_string()))?;
+            tracks[bone] = Some(track);
+        }
+        let mut out =
+            memory::with_capacity(bones.len(), "the tracks").map_err(|e| ImportError::whole(e.to_string()))?;
+        for track in tracks {
+            let track = match track {
+                Some(t) => t,
+                None => {
+                    let mut t = BoneTrack::default();
+                    fill_missing(&mut t, [false; 3], sample_count).map_err(|e| ImportError::whole(e.to_string()))?;
+                    t
+                }
+            };
+            out.push(track);
+        }
+        Ok(out)
+    }
+
+    /// The `name` of the track object at the reader (which stays there): found without
+    /// reading the samples, wherever it is among the keys.
+    fn track_name(&mut self) -> Result<(String, Position), ImportError> {
+        let mut name = None;
+        let at = self.object(&keys::TRACK, "a track", |r, key, at| {
+            if keys::TRACK.keys[key] == "name" && name.is_none() {
+                name = Some((r.string("track name")?, at));
+            } else {
+                r.r.skip_value()?;
+            }
+            Ok(())
+        })?;
+        name.ok_or_else(|| self.fail(at, "track has no 'name'"))
+    }
+
+    /// A list of `count` samples of `N` numbers, read straight into the clip's array.
+    fn samples<const N: usize>(
+        &mut self,
+        bone: &str,
+        key: &str,
+        count: usize,
+        at: Position,
+    ) -> Result<Vec<[f64; N]>, ImportError> {
+        self.expect(ValueKind::Array, &format!("bone '{}': {key}", shown(bone)))?;
+        self.r.begin_array()?;
+        let mut out = memory::with_capacity(count, "the samples").map_err(|e| ImportError::whole(e.to_string()))?;
+        let mut found = 0usize;
+        while self.r.next_item()? {
+            if found < count {
+                let item_at = self.r.position();
+                let what = format!("bone '{}': {key} sample {found}", shown(bone));
+                let v = self.vector::<N>(&what)?;
+                if !v.iter().all(|c| c.is_finite()) {
+                    return Err(self.fail(item_at, format!("{what}: value is NaN or infinite")));
+                }
+                if N == 4 && v.iter().all(|c| *c == 0.0) {
+                    return Err(self.fail(item_at, format!("{what}: rotation quaternion has zero length")));
+                }
+                out.push(v);
+            } else {
+                self.r.skip_value()?;
+            }
+            found += 1;
+        }
+        if found != count {
+            return Err(
+                self.fail(at, format!("bone '{}': {key} has {found} samples, the clip has {count}", shown(bone)))
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// Gives the sub-tracks a track does not list their default value at every sample.
+fn fill_missing(track: &mut BoneTrack, given: [bool; 3], count: usize) -> Result<(), OutOfMemory> {
+    if !given[0] {
+        track.rotations = memory::filled(count, [0.0, 0.0, 0.0, 1.0], "default rotations")?;
+    }
+    if !given[1] {
+        track.translations = memory::filled(count, [0.0; 3], "default translations")?;
+    }
+    if !given[2] {
+        track.scales = memory::filled(count, [1.0; 3], "default scales")?;
+    }
+    Ok(())
 }

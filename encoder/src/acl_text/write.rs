@@ -1,0 +1,139 @@
+//! Writing clips in ACL's text format (file version 5).
+//!
+//! [`TextWriter`] streams: the caller hands over one sub-track at a time and a
+//! function that gives each sample, so a decoded clip of any length is written with
+//! memory independent of its sample count. Numbers are written in the shortest decimal
+//! form that reads back to the same double, so `f32` values decoded from an `.ossa`
+//! file survive the round trip exactly.
+
+use std::io::{self, Write};
+
+use crate::raw_clip::{Bone, RawClip};
+
+/// Writes a clip section by section: [`TextWriter::header`], [`TextWriter::bones`],
+/// then for every bone [`TextWriter::begin_track`], three
+/// [`TextWriter::sub_track`] calls and [`TextWriter::end_track`], then
+/// [`TextWriter::finish`].
+pub struct TextWriter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> TextWriter<W> {
+    /// A writer into `out` (buffer it: many small writes follow).
+    pub fn new(out: W) -> TextWriter<W> {
+        TextWriter { out }
+    }
+
+    /// The version and the `clip` section.
+    pub fn header(&mut self, name: &str, sample_count: usize, sample_rate: f64) -> io::Result<()> {
+        writeln!(self.out, "version = 5\n\nclip =\n{{")?;
+        writeln!(self.out, "\tname = {}", Quoted(name))?;
+        writeln!(self.out, "\tnum_samples = {sample_count}")?;
+        writeln!(self.out, "\tsample_rate = {sample_rate:?}")?;
+        writeln!(self.out, "\tis_binary_exact = false\n}}\n")
+    }
+
+    /// The `bones` section, and the start of `tracks`.
+    pub fn bones(&mut self, bones: &[Bone]) -> io::Result<()> {
+        writeln!(self.out, "bones =\n[")?;
+        for bone in bones {
+            let parent = bone.parent.and_then(|p| bones.get(p)).map(|p| p.name.as_str()).unwrap_or("");
+            writeln!(self.out, "\t{{\n\t\tname = {}\n\t\tparent = {}", Quoted(&bone.name), Quoted(parent))?;
+            writeln!(self.out, "\t\tvertex_distance = {:?}", bone.shell_distance)?;
+            let b = &bone.bind_pose;
+            write!(self.out, "\t\tbind_rotation = ")?;
+            list(&mut self.out, &b.rotation)?;
+            write!(self.out, "\n\t\tbind_translation = ")?;
+            list(&mut self.out, &b.translation)?;
+            write!(self.out, "\n\t\tbind_scale = ")?;
+            list(&mut self.out, &b.scale)?;
+            writeln!(self.out, "\n\t}}")?;
+        }
+        writeln!(self.out, "]\n\ntracks =\n[")
+    }
+
+    /// Opens the track of bone `name`.
+    pub fn begin_track(&mut self, name: &str) -> io::Result<()> {
+        writeln!(self.out, "\t{{\n\t\tname = {}", Quoted(name))
+    }
+
+    /// One sub-track (`rotations`, `translations` or `scales`): `count` samples, the
+    /// `i`-th given by `value(i)`.
+    pub fn sub_track<const N: usize>(
+        &mut self,
+        key: &str,
+        count: usize,
+        mut value: impl FnMut(usize) -> io::Result<[f64; N]>,
+    ) -> io::Result<()> {
+        writeln!(self.out, "\t\t{key} =\n\t\t[")?;
+        for i in 0..count {
+            self.out.write_all(b"\t\t\t")?;
+            list(&mut self.out, &value(i)?)?;
+            self.out.write_all(b"\n")?;
+        }
+        writeln!(self.out, "\t\t]")
+    }
+
+    /// Closes the current track.
+    pub fn end_track(&mut self) -> io::Result<()> {
+        writeln!(self.out, "\t}}")
+    }
+
+    /// Closes `tracks` and hands back the output.
+    pub fn finish(mut self) -> io::Result<W> {
+        writeln!(self.out, "]")?;
+        Ok(self.out)
+    }
+}
+
+/// Writes `clip` in ACL's text format, in memory.
+pub fn write_clip(clip: &RawClip) -> String {
+    let mut w = TextWriter::new(Vec::with_capacity(clip.bones.len() * clip.sample_count * 160 + 1024));
+    let write = |w: &mut TextWriter<Vec<u8>>| -> io::Result<()> {
+        w.header(&clip.name, clip.sample_count, clip.sample_rate)?;
+        w.bones(&clip.bones)?;
+        for (bone, track) in clip.bones.iter().zip(&clip.tracks) {
+            w.begin_track(&bone.name)?;
+            w.sub_track("rotations", track.rotations.len(), |i| Ok(track.rotations[i]))?;
+            w.sub_track("translations", track.translations.len(), |i| Ok(track.translations[i]))?;
+            w.sub_track("scales", track.scales.len(), |i| Ok(track.scales[i]))?;
+            w.end_track()?;
+        }
+        Ok(())
+    };
+    // Writing into a `Vec` cannot fail, and everything written is UTF-8.
+    let bytes = write(&mut w).and_then(|()| w.finish()).unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+fn list(out: &mut impl Write, values: &[f64]) -> io::Result<()> {
+    out.write_all(b"[ ")?;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b", ")?;
+        }
+        write!(out, "{v:?}")?;
+    }
+    out.write_all(b" ]")
+}
+
+/// A string in SJSON quotes, with the escapes the reader understands.
+struct Quoted<'a>(&'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write as _;
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\t' => f.write_str("\\t")?,
+                '\r' => f.write_str("\\r")?,
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
