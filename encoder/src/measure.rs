@@ -5,6 +5,33 @@ use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 
 use crate::compress::reference::Reference;
 use crate::error_metric::{vertex_error, Affine};
+use crate::memory::{self, OutOfMemory};
+
+/// Why a buffer could not be measured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MeasureError {
+    /// The decoder refused the buffer.
+    Decoder(ossa_decoder::Error),
+    /// The system refused memory for the per-sample errors.
+    OutOfMemory(OutOfMemory),
+}
+
+impl From<ossa_decoder::Error> for MeasureError {
+    fn from(e: ossa_decoder::Error) -> MeasureError {
+        MeasureError::Decoder(e)
+    }
+}
+
+impl std::fmt::Display for MeasureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MeasureError::Decoder(e) => e.fmt(f),
+            MeasureError::OutOfMemory(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for MeasureError {}
 
 /// What the decoded clip's errors look like.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -27,13 +54,17 @@ pub fn sample_time(i: usize, sample_rate: f32) -> f32 {
 }
 
 /// Decodes `bytes` at every sample and measures against `reference`.
-pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<ErrorStats, ossa_decoder::Error> {
+pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<ErrorStats, MeasureError> {
     let clip = Clip::from_bytes(bytes)?;
     let bones = reference.bone_count;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; bones];
     let mut object: Vec<Affine> = vec![Affine::IDENTITY; bones];
-    let mut all = Vec::with_capacity(bones * reference.sample_count);
+    // The 99th percentile needs every error; `f32` halves their memory and is ample
+    // for a statistic (the maximum and the bound are checked in `f64`).
+    let mut all: Vec<f32> = memory::with_capacity(bones * reference.sample_count, "the error of every sample")
+        .map_err(MeasureError::OutOfMemory)?;
+    let mut within = 0usize;
     let mut stats = ErrorStats { segment_max: vec![0.0; clip.segment_count() as usize], ..ErrorStats::default() };
     for s in 0..reference.sample_count {
         sampler.seek(sample_time(s, clip.sample_rate()), Rounding::None);
@@ -46,24 +77,25 @@ pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<Er
                 t.translation.to_array().map(f64::from),
                 t.scale.to_array().map(f64::from),
             );
-            object[b] = match reference.parents[b] {
+            object[b] = match reference.parent(b) {
                 Some(p) => object[p].then(&local),
                 None => local,
             };
-            let e = vertex_error(&reference.vertices[reference.at(s, b)], &object[b].vertices(reference.shells[b]));
+            let e = vertex_error(&reference.vertices(s, b), &object[b].vertices(reference.shells[b]));
             if e > stats.max_error || stats.worst.is_none() {
                 stats.max_error = stats.max_error.max(e);
                 stats.worst = Some((b, s));
             }
             stats.segment_max[segment] = stats.segment_max[segment].max(e);
-            all.push(e);
+            within += usize::from(e <= precision);
+            all.push(e as f32);
         }
     }
     if !all.is_empty() {
-        stats.within_precision = all.iter().filter(|&&e| e <= precision).count() as f64 / all.len() as f64;
-        all.sort_by(f64::total_cmp);
-        let rank = ((all.len() as f64) * 0.99).ceil() as usize;
-        stats.p99_error = all[rank.clamp(1, all.len()) - 1];
+        stats.within_precision = within as f64 / all.len() as f64;
+        let rank = (((all.len() as f64) * 0.99).ceil() as usize).clamp(1, all.len());
+        let (_, p99, _) = all.select_nth_unstable_by(rank - 1, f32::total_cmp);
+        stats.p99_error = f64::from(*p99);
     }
     Ok(stats)
 }

@@ -80,7 +80,7 @@ impl Segment<'_> {
     }
 
     fn code_at(&self, t: usize, rung: usize) -> SegmentCode {
-        self.tracks[t].encode(self.start, self.count, LADDER[rung], self.ranged)
+        self.tracks[t].encode(self.reference, self.start, self.count, LADDER[rung], self.ranged)
     }
 
     /// Step 1: the lowest rung at which each sub-track alone is within the target.
@@ -105,6 +105,7 @@ impl Segment<'_> {
                         track.bone,
                         track.part(),
                         self.start..self.start + self.count,
+                        self.target,
                         &mut scratch,
                         |s| track.decode(&code, s - self.start, self.ranged),
                     );
@@ -144,7 +145,7 @@ impl Segment<'_> {
     fn update_object(&mut self, i: usize, b: usize) {
         let bones = self.reference.bone_count;
         let l = &self.local_affine[i * bones + b];
-        self.object[i * bones + b] = match self.reference.parents[b] {
+        self.object[i * bones + b] = match self.reference.parent(b) {
             Some(p) => self.object[i * bones + p].then(l),
             None => *l,
         };
@@ -155,23 +156,23 @@ impl Segment<'_> {
         (0..self.count).fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
     }
 
-    /// Error of bone `b` if sub-track `t` used `code`, everything else as it is.
-    fn error_with(&self, t: usize, code: &SegmentCode, b: usize) -> f64 {
+    /// Error of bone `b` if sub-track `t` (of `b` or one of its ancestors) used
+    /// `code`, everything else as it is. `path` is scratch space.
+    fn error_with(&self, t: usize, code: &SegmentCode, b: usize, path: &mut Vec<usize>) -> f64 {
         let bones = self.reference.bone_count;
         let track = &self.tracks[t];
         let a = track.bone;
-        let chain = &self.reference.chain[b];
-        let depth = chain.iter().position(|&x| x == a).unwrap_or(0);
+        self.reference.hierarchy.path_below(a, b, path);
         let mut worst = 0.0f64;
         for i in 0..self.count {
             let mut local = self.local[i * bones + a];
             local.parts[track.part()] = track.decode(code, i, self.ranged);
             let l = local.affine();
-            let mut o = match self.reference.parents[a] {
+            let mut o = match self.reference.parent(a) {
                 Some(p) => self.object[i * bones + p].then(&l),
                 None => l,
             };
-            for &n in chain[..depth].iter().rev() {
+            for &n in path.iter() {
                 o = o.then(&self.local_affine[i * bones + n]);
             }
             worst = worst.max(self.reference.error(self.start + i, b, &o));
@@ -190,7 +191,7 @@ impl Segment<'_> {
         }
         self.rungs[t] = rung;
         self.codes[t] = Some(code);
-        let subtree = &self.reference.subtree[a];
+        let subtree = self.reference.hierarchy.subtree(a);
         for i in 0..self.count {
             for &d in subtree {
                 self.update_object(i, d);
@@ -203,6 +204,7 @@ impl Segment<'_> {
     fn repair(&mut self) -> Option<usize> {
         let bones = self.reference.bone_count;
         let last = LADDER.len() - 1;
+        let mut path = Vec::new();
         loop {
             let mut changed = false;
             for b in 0..bones {
@@ -211,9 +213,11 @@ impl Segment<'_> {
                     if err <= self.target {
                         break;
                     }
-                    let candidates: Vec<usize> = self.reference.chain[b]
-                        .iter()
-                        .flat_map(|&a| [a, bones + a, 2 * bones + a])
+                    let candidates: Vec<usize> = self
+                        .reference
+                        .hierarchy
+                        .chain(b)
+                        .flat_map(|a| [a, bones + a, 2 * bones + a])
                         .filter(|&t| self.tracks[t].class == SubTrackClass::Animated && self.rungs[t] < last)
                         .collect();
                     if candidates.is_empty() {
@@ -223,7 +227,7 @@ impl Segment<'_> {
                     for &t in &candidates {
                         let rung = self.rungs[t] + 1;
                         let code = self.code_at(t, rung);
-                        let new_err = self.error_with(t, &code, b);
+                        let new_err = self.error_with(t, &code, b, &mut path);
                         let added = f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
                         let score = (err - new_err) / added;
                         if score > 0.0 && best.is_none_or(|(s, _)| score > s) {

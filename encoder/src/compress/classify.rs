@@ -5,7 +5,7 @@
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 
 use super::reference::{Lane4, Reference};
-use super::sub_track::{default_value, SubTrack};
+use super::sub_track::{default_value, stored_form, SubTrack};
 use crate::error_metric::Affine;
 
 /// Share of the precision a default or constant sub-track may use on its own; the
@@ -36,7 +36,6 @@ fn classify_one(
 ) -> SubTrack {
     let part = kind as usize;
     let all = 0..reference.sample_count;
-    let raw: Vec<Lane4> = all.clone().map(|s| reference.local[reference.at(s, bone)].parts[part]).collect();
     let mut track = SubTrack {
         kind,
         bone,
@@ -46,23 +45,24 @@ fn classify_one(
         clip_min: [0.0; 4],
         clip_extent: [0.0; 4],
         raw_only: false,
-        stored: raw.iter().map(|v| stored_form(kind, *v)).collect(),
         class_error: 0.0,
     };
     if kind == SubTrackKind::Rotation {
-        let dropped = reference.standalone_error(bone, part, all.clone(), scratch, |s| track.to_local(track.stored[s]));
-        if dropped > precision * DROP_W_BUDGET {
+        let limit = precision * DROP_W_BUDGET;
+        let dropped = reference
+            .standalone_error(bone, part, all.clone(), limit, scratch, |s| track.to_local(track.stored(reference, s)));
+        if dropped > limit {
             track.components = 4;
         }
     }
 
-    let identity = default_value(kind);
-    let default_error = reference.standalone_error(bone, part, all.clone(), scratch, |_| identity);
-    track.constant = stored_form(kind, constant_value(kind, &raw));
-    let constant = track.constant_local();
-    let constant_error = reference.standalone_error(bone, part, all, scratch, |_| constant);
-
     let budget = precision * CLASS_BUDGET;
+    let identity = default_value(kind);
+    let default_error = reference.standalone_error(bone, part, all.clone(), budget, scratch, |_| identity);
+    track.constant = stored_form(kind, constant_value(reference, kind, bone));
+    let constant = track.constant_local();
+    let constant_error = reference.standalone_error(bone, part, all, budget, scratch, |_| constant);
+
     if default_error <= budget {
         track.class = SubTrackClass::Default;
         track.class_error = default_error;
@@ -73,28 +73,20 @@ fn classify_one(
         track.class_error = constant_error;
     } else {
         track.class = SubTrackClass::Animated;
-        track.compute_clip_range();
+        track.compute_clip_range(reference);
     }
     track
 }
 
-/// The form a value is stored in: rotations flipped to `w >= 0` (so that a dropped
-/// `w` is rebuilt as the positive root), vectors as they are.
-pub fn stored_form(kind: SubTrackKind, v: Lane4) -> [f32; 4] {
-    if kind == SubTrackKind::Rotation && v[3] < 0.0 {
-        v.map(|c| -c)
-    } else {
-        v
-    }
-}
-
 /// The single value that best stands for every sample: the normalised mean
 /// quaternion (signs aligned to the first), or the middle of each component's span.
-fn constant_value(kind: SubTrackKind, raw: &[Lane4]) -> Lane4 {
+fn constant_value(reference: &Reference, kind: SubTrackKind, bone: usize) -> Lane4 {
+    let part = kind as usize;
+    let raw = || (0..reference.sample_count).map(move |s| reference.local[reference.at(s, bone)].parts[part]);
     if kind == SubTrackKind::Rotation {
-        let first = raw[0].map(f64::from);
+        let first = reference.local[reference.at(0, bone)].parts[part].map(f64::from);
         let mut sum = [0.0f64; 4];
-        for q in raw {
+        for q in raw() {
             let q = q.map(f64::from);
             let dot: f64 = (0..4).map(|i| q[i] * first[i]).sum();
             let sign = if dot < 0.0 { -1.0 } else { 1.0 };
@@ -106,12 +98,11 @@ fn constant_value(kind: SubTrackKind, raw: &[Lane4]) -> Lane4 {
         if len > 0.0 && len.is_finite() {
             return sum.map(|v| (v / len) as f32);
         }
-        return raw[0];
+        return first.map(|v| v as f32);
     }
     let mut out = [0.0f32; 4];
     for (c, o) in out.iter_mut().enumerate().take(3) {
-        let (lo, hi) = raw
-            .iter()
+        let (lo, hi) = raw()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| super::sub_track::span(lo, hi, f64::from(v[c])));
         *o = ((lo + hi) * 0.5) as f32;
     }

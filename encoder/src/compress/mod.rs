@@ -9,6 +9,7 @@
 
 pub mod bit_rates;
 pub mod classify;
+pub mod hierarchy;
 pub mod reference;
 pub mod sub_track;
 pub mod writer;
@@ -20,6 +21,8 @@ use rayon::prelude::*;
 
 use crate::aligned::AlignedBytes;
 use crate::measure::{measure, ErrorStats};
+use crate::memory::OutOfMemory;
+use crate::message::{name as shown, number};
 use crate::raw_clip::{ClipError, RawClip};
 use reference::Reference;
 use sub_track::SubTrack;
@@ -70,27 +73,81 @@ pub enum CompressError {
         error: f64,
         /// The precision asked for.
         precision: f64,
+        /// How far the bone's virtual vertices are from the origin there: `f32`
+        /// numbers that large are `ulp(magnitude)` apart.
+        magnitude: f64,
     },
+    /// The system refused memory the compression needed.
+    OutOfMemory(OutOfMemory),
     /// A bug: the encoder produced something its own decoder refuses.
     Internal(String),
+}
+
+impl From<OutOfMemory> for CompressError {
+    fn from(e: OutOfMemory) -> CompressError {
+        CompressError::OutOfMemory(e)
+    }
 }
 
 impl fmt::Display for CompressError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompressError::InvalidClip(e) => e.fmt(f),
-            CompressError::BadPrecision(p) => write!(f, "precision {p} is not a positive number"),
-            CompressError::PrecisionUnreachable { bone, sample, error, precision } => write!(
+            CompressError::BadPrecision(p) => match precision_problem(*p) {
+                Some(problem) => f.write_str(&problem),
+                None => write!(f, "precision {} is not valid", number(*p)),
+            },
+            CompressError::PrecisionUnreachable { bone, sample, error, precision, magnitude } => write!(
                 f,
-                "precision {precision} cannot be held: bone '{bone}' at sample {sample} is off by {error:.3e} \
-                 even at full single precision (values too large for this precision); use a larger --precision"
+                "precision {} cannot be held: bone '{}' at sample {sample} stays {} off even with its whole chain \
+                 stored at full single precision (its virtual vertices are {} units from the origin, where 32-bit \
+                 floats are {} apart); use a --precision of at least {}",
+                number(*precision),
+                shown(bone),
+                approx(*error),
+                approx(*magnitude),
+                approx(f64::from(ulp(*magnitude as f32))),
+                approx(*error)
             ),
+            CompressError::OutOfMemory(e) => e.fmt(f),
             CompressError::Internal(e) => write!(f, "internal error (please report): {e}"),
         }
     }
 }
 
 impl std::error::Error for CompressError {}
+
+/// What is wrong with `precision` as a compression precision, if anything: it must
+/// be a positive number that single precision holds (it is stored as an `f32` in
+/// the metadata, and errors below the smallest normal `f32` cannot be measured).
+pub fn precision_problem(precision: f64) -> Option<String> {
+    let shown = number(precision);
+    if !(precision.is_finite() && precision > 0.0) {
+        Some(format!("precision {shown} is not a positive number"))
+    } else if precision > f64::from(f32::MAX) {
+        Some(format!("precision {shown} exceeds the single-precision range (about 3.4e38)"))
+    } else if precision < f64::from(f32::MIN_POSITIVE) {
+        Some(format!("precision {shown} is below the single-precision range (about 1.2e-38)"))
+    } else {
+        None
+    }
+}
+
+/// A computed quantity for a message: three significant digits.
+fn approx(v: f64) -> String {
+    let rounded: f64 = format!("{v:.2e}").parse().unwrap_or(v);
+    number(rounded).to_string()
+}
+
+/// The gap between `x` and the next `f32` away from zero.
+fn ulp(x: f32) -> f32 {
+    let x = x.abs();
+    if x.is_finite() {
+        f32::from_bits(x.to_bits() + 1) - x
+    } else {
+        f32::INFINITY
+    }
+}
 
 /// Safety margin under the precision for the search, so that rounding in the final
 /// decode does not push a bone over.
@@ -104,12 +161,11 @@ const MAX_ROUNDS: usize = 40;
 /// Compresses `clip`. The clip is validated first (rotations are normalised).
 pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, CompressError> {
     let precision = settings.precision;
-    if !(precision.is_finite() && precision > 0.0) {
+    if precision_problem(precision).is_some() {
         return Err(CompressError::BadPrecision(precision));
     }
-    let mut clip = clip.clone();
-    clip.validate().map_err(CompressError::InvalidClip)?;
-    let reference = Reference::new(&clip);
+    clip.check().map_err(CompressError::InvalidClip)?;
+    let reference = Reference::new(clip)?;
     let mut tracks = classify::classify(&reference, precision);
 
     let sample_count = clip.sample_count as u32;
@@ -124,7 +180,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     let ranged = segment_count > 1;
     let shape = writer::ClipShape { sample_count, sample_rate: clip.sample_rate as f32, segment_len };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
-    let metadata = settings.include_metadata.then_some((&clip, precision as f32));
+    let metadata = settings.include_metadata.then_some((clip, precision as f32));
 
     // Promotions change a sub-track's class and restart the search; there are at most
     // four per bone (three classes and one rotation format), so this terminates.
@@ -146,8 +202,12 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         round += 1;
         let codes: Vec<_> = results.into_iter().map(|r| r.codes).collect();
         let bytes = AlignedBytes::new(&writer::write(&shape, &tracks, &codes, metadata));
-        let errors = measure(&bytes, &reference, precision)
-            .map_err(|e| CompressError::Internal(format!("the decoder refused the encoder's output: {e}")))?;
+        let errors = measure(&bytes, &reference, precision).map_err(|e| match e {
+            crate::measure::MeasureError::Decoder(e) => {
+                CompressError::Internal(format!("the decoder refused the encoder's output: {e}"))
+            }
+            crate::measure::MeasureError::OutOfMemory(e) => CompressError::OutOfMemory(e),
+        })?;
         let mut tightened = false;
         for (segment, target) in targets.iter_mut().enumerate() {
             if errors.segment_max.get(segment).is_some_and(|&e| e > precision) {
@@ -164,11 +224,13 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         // Everything on the chain already raw and still above: tightening cannot help.
         if stuck.is_some() || round >= MAX_ROUNDS {
             let (bone, sample) = errors.worst.unwrap_or((0, 0));
+            let magnitude = reference.vertices(sample, bone).iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
             return Err(CompressError::PrecisionUnreachable {
                 bone: clip.bones.get(bone).map(|b| b.name.clone()).unwrap_or_default(),
                 sample,
                 error: errors.max_error,
                 precision,
+                magnitude,
             });
         }
     }
@@ -180,22 +242,22 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
 /// left to promote.
 fn promote(tracks: &mut [SubTrack], reference: &Reference, bone: usize) -> bool {
     let bones = reference.bone_count;
-    let chain = &reference.chain[bone];
-    let candidate = chain
-        .iter()
-        .flat_map(|&a| [a, bones + a, 2 * bones + a])
+    let candidate = reference
+        .hierarchy
+        .chain(bone)
+        .flat_map(|a| [a, bones + a, 2 * bones + a])
         .filter(|&t| tracks[t].class != SubTrackClass::Animated)
         .max_by(|&a, &b| tracks[a].class_error.total_cmp(&tracks[b].class_error));
     if let Some(t) = candidate {
         let track = &mut tracks[t];
         track.class = SubTrackClass::Animated;
-        track.compute_clip_range();
+        track.compute_clip_range(reference);
         return true;
     }
-    let rotation = chain.iter().copied().find(|&a| tracks[a].components == 3);
+    let rotation = reference.hierarchy.chain(bone).find(|&a| tracks[a].components == 3);
     if let Some(t) = rotation {
         tracks[t].components = 4;
-        tracks[t].compute_clip_range();
+        tracks[t].compute_clip_range(reference);
         return true;
     }
     false

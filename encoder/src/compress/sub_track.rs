@@ -2,11 +2,14 @@
 //! it: its class, stored form, clip range, and how it encodes at a bit rate within a
 //! segment.
 
-use ossa_decoder::format::{SubTrackClass, SubTrackKind, RAW_BITS};
+use ossa_decoder::format::{SubTrackClass, SubTrackKind, MAX_SEGMENT_LEN, RAW_BITS};
 use ossa_decoder::interpolation::normalize_rotation;
 use ossa_decoder::quantization::{decode_component, rotation_from_components};
 
-use super::reference::Lane4;
+use super::reference::{Lane4, Reference};
+
+/// The most samples a segment holds (the last one takes the remainder).
+const MAX_SEGMENT_SAMPLES: usize = 2 * MAX_SEGMENT_LEN as usize - 1;
 
 /// The bit rates a segment may give a sub-track, from cheapest to exact.
 pub const LADDER: [u8; 26] =
@@ -32,9 +35,6 @@ pub struct SubTrack {
     /// When the range cannot be represented (values so large the extent overflows),
     /// only raw samples are allowed.
     pub raw_only: bool,
-    /// The value to store at every sample: for rotations with three components, the
-    /// quaternion flipped so that `w >= 0`.
-    pub stored: Vec<[f32; 4]>,
     /// Error caused by this sub-track's class alone (for promotion decisions).
     pub class_error: f64,
 }
@@ -83,13 +83,19 @@ impl SubTrack {
         self.to_local(self.constant)
     }
 
+    /// The value stored for `sample` (see [`stored_form`]).
+    #[inline]
+    pub fn stored(&self, reference: &Reference, sample: usize) -> [f32; 4] {
+        stored_form(self.kind, reference.local[reference.at(sample, self.bone)].parts[self.part()])
+    }
+
     /// Computes clip ranges of an animated sub-track from its stored values.
-    pub fn compute_clip_range(&mut self) {
+    pub fn compute_clip_range(&mut self, reference: &Reference) {
         let n = self.components as usize;
         self.raw_only = false;
         for c in 0..n {
-            let (lo, hi) =
-                self.stored.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| span(lo, hi, v[c]));
+            let (lo, hi) = (0..reference.sample_count)
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), s| span(lo, hi, self.stored(reference, s)[c]));
             let extent = hi - lo;
             if extent.is_finite() {
                 // `+ 0.0` turns a -0.0 minimum into +0.0 on every target.
@@ -109,11 +115,16 @@ impl SubTrack {
         }
     }
 
-    /// Encodes samples `start..start + count` at `bits`. `ranged` tells whether the
-    /// clip has per-segment ranges (more than one segment).
-    pub fn encode(&self, start: usize, count: usize, bits: u8, ranged: bool) -> SegmentCode {
+    /// Encodes samples `start..start + count` (one segment) at `bits`. `ranged` tells
+    /// whether the clip has per-segment ranges (more than one segment).
+    pub fn encode(&self, reference: &Reference, start: usize, count: usize, bits: u8, ranged: bool) -> SegmentCode {
         let n = self.components as usize;
-        let samples = &self.stored[start..start + count];
+        let mut buffer = [[0.0f32; 4]; MAX_SEGMENT_SAMPLES];
+        let samples = &mut buffer[..count];
+        for (i, v) in samples.iter_mut().enumerate() {
+            *v = self.stored(reference, start + i);
+        }
+        let samples = &*samples;
         let mut range_bytes = [(0u8, 0u8); 4];
         let mut values = vec![[0u32; 4]; count];
         if bits == RAW_BITS {
@@ -188,6 +199,16 @@ impl SubTrack {
             *out = decode_component(code.bits, code.values[i][k], segment, self.clip_min[k], self.clip_extent[k]);
         }
         self.to_local(c)
+    }
+}
+
+/// The form a value is stored in: rotations flipped to `w >= 0` (so that a dropped
+/// `w` is rebuilt as the positive root), vectors as they are.
+pub fn stored_form(kind: SubTrackKind, v: Lane4) -> [f32; 4] {
+    if kind == SubTrackKind::Rotation && v[3] < 0.0 {
+        v.map(|c| -c)
+    } else {
+        v
     }
 }
 

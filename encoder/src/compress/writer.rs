@@ -8,7 +8,7 @@ use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
 
 use super::sub_track::{SegmentCode, SubTrack};
-use crate::raw_clip::RawClip;
+use crate::raw_clip::{normalize, RawClip};
 
 /// Everything the writer needs besides the tracks.
 pub struct ClipShape {
@@ -162,7 +162,9 @@ fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
         let parent = bone.parent.map_or(u32::MAX, |p| p as u32);
         out.extend_from_slice(&parent.to_le_bytes());
         let b = &bone.bind_pose;
-        let floats = std::iter::once(bone.shell_distance).chain(b.rotation).chain(b.translation).chain(b.scale);
+        // `RawClip::check` proved the rotation normalisable.
+        let rotation = normalize(b.rotation).unwrap_or([0.0, 0.0, 0.0, 1.0]);
+        let floats = std::iter::once(bone.shell_distance).chain(rotation).chain(b.translation).chain(b.scale);
         for v in floats {
             out.extend_from_slice(&(v as f32).to_le_bytes());
         }
