@@ -54,3 +54,45 @@ pub fn collect<T>(count: usize, iter: impl IntoIterator<Item = T>, what: &'stati
 pub fn bytes(count: u64) -> String {
     bytesize::ByteSize::b(count).display().iec().to_string()
 }
+
+/// Bytes the compressor holds per transform sample (one bone at one sample), at
+/// most: the raw clip in `f64` (80), the reference (240: local values, their affine
+/// form, object-space transforms), the segments' quantised values and tables (56:
+/// up to three sub-tracks of 16 bytes, plus per-segment entries), the error of every
+/// sample for the percentile (4), and the output and its aligned copy (80, when every
+/// value is stored raw). Measured peaks are below it; see `tests/tests/memory.rs`.
+pub const COMPRESS_BYTES_PER_TRANSFORM_SAMPLE: u64 = 80 + 240 + 56 + 4 + 80;
+
+/// Bytes held while reading a text clip, per transform sample: the raw clip (on top
+/// of the text itself).
+pub const READ_BYTES_PER_TRANSFORM_SAMPLE: u64 = 80;
+
+/// Bytes per bone besides its samples: name, hierarchy, sub-track descriptions,
+/// lookup tables.
+pub const BYTES_PER_BONE: u64 = 1024;
+
+/// Each thread of the bit-rate search works on one segment at a time and holds its
+/// local, affine and object-space transforms (240 bytes per bone per segment
+/// sample) plus per-bone scratch.
+const SEARCH_BYTES_PER_BONE_SAMPLE: u64 = 240;
+const SEARCH_BYTES_PER_BONE: u64 = 512;
+/// The most samples a segment holds.
+const MAX_SEGMENT_SAMPLES: u64 = 31;
+
+/// Fixed costs: the program, thread stacks, buffers.
+pub const BASE_BYTES: u64 = 16 << 20;
+
+/// Peak memory of reading a text clip of `text_bytes` bytes that declares `bones`
+/// bones and `samples` samples, and compressing it with `threads` threads: linear in
+/// bones × samples, with no term in the depth of the hierarchy.
+pub fn compress_estimate(bones: u64, samples: u64, text_bytes: u64, threads: u64) -> u64 {
+    let n = bones.saturating_mul(samples);
+    let reading = text_bytes.saturating_add(n.saturating_mul(READ_BYTES_PER_TRANSFORM_SAMPLE));
+    let segment = samples.min(MAX_SEGMENT_SAMPLES);
+    let search = threads
+        .max(1)
+        .saturating_mul(bones)
+        .saturating_mul(segment * SEARCH_BYTES_PER_BONE_SAMPLE + SEARCH_BYTES_PER_BONE);
+    let compressing = n.saturating_mul(COMPRESS_BYTES_PER_TRANSFORM_SAMPLE).saturating_add(search);
+    reading.max(compressing).saturating_add(bones.saturating_mul(BYTES_PER_BONE)).saturating_add(BASE_BYTES)
+}

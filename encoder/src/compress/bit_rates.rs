@@ -156,26 +156,24 @@ impl Segment<'_> {
         (0..self.count).fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
     }
 
-    /// Error of bone `b` if sub-track `t` (of `b` or one of its ancestors) used
-    /// `code`, everything else as it is. `path` is scratch space.
-    fn error_with(&self, t: usize, code: &SegmentCode, b: usize, path: &mut Vec<usize>) -> f64 {
+    /// Error of bone `b` if sub-track `t` of its ancestor (or itself) `a` used
+    /// `code`, everything else as it is. `below[i]` is the transform from `a`'s space
+    /// to `b`'s at segment sample `i` (the product of the local transforms strictly
+    /// below `a` down to `b`), shared by every candidate of `a`.
+    fn error_with(&self, t: usize, code: &SegmentCode, b: usize, below: &[Affine]) -> f64 {
         let bones = self.reference.bone_count;
         let track = &self.tracks[t];
         let a = track.bone;
-        self.reference.hierarchy.path_below(a, b, path);
         let mut worst = 0.0f64;
-        for i in 0..self.count {
+        for (i, below) in below.iter().enumerate() {
             let mut local = self.local[i * bones + a];
             local.parts[track.part()] = track.decode(code, i, self.ranged);
             let l = local.affine();
-            let mut o = match self.reference.parent(a) {
+            let o = match self.reference.parent(a) {
                 Some(p) => self.object[i * bones + p].then(&l),
                 None => l,
             };
-            for &n in path.iter() {
-                o = o.then(&self.local_affine[i * bones + n]);
-            }
-            worst = worst.max(self.reference.error(self.start + i, b, &o));
+            worst = worst.max(self.reference.error(self.start + i, b, &o.then(below)));
         }
         worst
     }
@@ -204,7 +202,8 @@ impl Segment<'_> {
     fn repair(&mut self) -> Option<usize> {
         let bones = self.reference.bone_count;
         let last = LADDER.len() - 1;
-        let mut path = Vec::new();
+        let mut below: Vec<Affine> = Vec::new();
+        let mut candidates: Vec<usize> = Vec::new();
         loop {
             let mut changed = false;
             for b in 0..bones {
@@ -213,26 +212,37 @@ impl Segment<'_> {
                     if err <= self.target {
                         break;
                     }
-                    let candidates: Vec<usize> = self
-                        .reference
-                        .hierarchy
-                        .chain(b)
-                        .flat_map(|a| [a, bones + a, 2 * bones + a])
-                        .filter(|&t| self.tracks[t].class == SubTrackClass::Animated && self.rungs[t] < last)
-                        .collect();
+                    // Walk up the chain; `below` carries the transform from the
+                    // current ancestor down to `b`, so that each candidate costs one
+                    // pass over the segment's samples whatever the depth.
+                    below.clear();
+                    below.resize(self.count, Affine::IDENTITY);
+                    candidates.clear();
+                    let mut best: Option<(f64, usize)> = None;
+                    let mut ancestor = Some(b);
+                    while let Some(a) = ancestor {
+                        for t in [a, bones + a, 2 * bones + a] {
+                            if self.tracks[t].class != SubTrackClass::Animated || self.rungs[t] >= last {
+                                continue;
+                            }
+                            candidates.push(t);
+                            let rung = self.rungs[t] + 1;
+                            let code = self.code_at(t, rung);
+                            let new_err = self.error_with(t, &code, b, &below);
+                            let added =
+                                f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
+                            let score = (err - new_err) / added;
+                            if score > 0.0 && best.is_none_or(|(s, _)| score > s) {
+                                best = Some((score, t));
+                            }
+                        }
+                        for (i, below) in below.iter_mut().enumerate() {
+                            *below = self.local_affine[i * bones + a].then(below);
+                        }
+                        ancestor = self.reference.parent(a);
+                    }
                     if candidates.is_empty() {
                         return Some(b);
-                    }
-                    let mut best: Option<(f64, usize)> = None;
-                    for &t in &candidates {
-                        let rung = self.rungs[t] + 1;
-                        let code = self.code_at(t, rung);
-                        let new_err = self.error_with(t, &code, b, &mut path);
-                        let added = f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
-                        let score = (err - new_err) / added;
-                        if score > 0.0 && best.is_none_or(|(s, _)| score > s) {
-                            best = Some((score, t));
-                        }
                     }
                     match best {
                         Some((_, t)) => {
@@ -241,7 +251,7 @@ impl Segment<'_> {
                         }
                         None => {
                             // No single step helps: raise every candidate one step.
-                            for t in candidates {
+                            for &t in &candidates {
                                 let rung = self.rungs[t] + 1;
                                 self.set_rung(t, rung);
                             }

@@ -201,7 +201,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         }
         round += 1;
         let codes: Vec<_> = results.into_iter().map(|r| r.codes).collect();
-        let bytes = AlignedBytes::new(&writer::write(&shape, &tracks, &codes, metadata));
+        let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &codes, metadata)?)?;
         let errors = measure(&bytes, &reference, precision).map_err(|e| match e {
             crate::measure::MeasureError::Decoder(e) => {
                 CompressError::Internal(format!("the decoder refused the encoder's output: {e}"))

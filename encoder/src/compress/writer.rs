@@ -8,6 +8,7 @@ use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
 
 use super::sub_track::{SegmentCode, SubTrack};
+use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, RawClip};
 
 /// Everything the writer needs besides the tracks.
@@ -28,9 +29,11 @@ pub fn write(
     tracks: &[SubTrack],
     segments: &[Vec<Option<SegmentCode>>],
     metadata: Option<(&RawClip, f32)>,
-) -> Vec<u8> {
+) -> Result<Vec<u8>, OutOfMemory> {
     let bones = tracks.len() / 3;
-    let mut out = vec![0u8; HEADER_SIZE];
+    let bound = size_bound(shape, tracks, segments, metadata);
+    let mut out = memory::with_capacity(bound, "the compressed clip")?;
+    out.resize(HEADER_SIZE, 0);
 
     // Track descriptions.
     let tracks_offset = out.len();
@@ -150,7 +153,47 @@ pub fn write(
     out[..HEADER_SIZE].copy_from_slice(header.as_bytes());
     let sum = format::checksum(&out);
     out[12..16].copy_from_slice(&sum.to_le_bytes());
-    out
+    debug_assert!(out.len() <= bound, "size bound {bound} below the size {}", out.len());
+    Ok(out)
+}
+
+/// An upper bound of the buffer's size, so that it is allocated once, fallibly.
+fn size_bound(
+    shape: &ClipShape,
+    tracks: &[SubTrack],
+    segments: &[Vec<Option<SegmentCode>>],
+    metadata: Option<(&RawClip, f32)>,
+) -> usize {
+    let bones = tracks.len() / 3;
+    let pad = ALIGNMENT - 1;
+    let components =
+        |class| -> usize { tracks.iter().filter(|t| t.class == class).map(|t| t.components as usize).sum() };
+    let animated = tracks.iter().filter(|t| t.class == SubTrackClass::Animated).count();
+    let mut size = HEADER_SIZE
+        + format::class_table_len(bones)
+        + format::rotation_format_table_len(bones)
+        + pad
+        + components(SubTrackClass::Constant) * 4
+        + pad
+        + components(SubTrackClass::Animated) * 8
+        + pad
+        + segments.len() * format::SEGMENT_ENTRY_SIZE
+        + pad
+        + BIT_READ_SLACK;
+    for (index, codes) in segments.iter().enumerate() {
+        let (_, samples) = format::segment_span(index as u32, shape.sample_count, shape.segment_len);
+        let frame_bits: usize = tracks
+            .iter()
+            .zip(codes)
+            .filter_map(|(t, c)| c.as_ref().map(|c| usize::from(c.bits) * t.components as usize))
+            .sum();
+        size += animated + components(SubTrackClass::Animated) * 2 + (frame_bits * samples as usize).div_ceil(8) + pad;
+    }
+    if let Some((clip, _)) = metadata {
+        size += 12 + clip.name.len() + pad;
+        size += clip.bones.iter().map(|b| 4 + 4 * 11 + 2 + b.name.len()).sum::<usize>();
+    }
+    size
 }
 
 fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
