@@ -1,5 +1,6 @@
-//! Decoding a whole `.ossa` clip back into a [`RawClip`], one pose per original
-//! sample, for tools (`ossa decompress`) and comparisons.
+//! Decoding a whole `.ossa` clip, one pose per original sample: into a [`RawClip`]
+//! in memory for comparisons ([`decompress`]), or streamed as ACL text for
+//! `ossa decompress` ([`write_text`]).
 
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 
@@ -12,30 +13,7 @@ use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
 pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_decoder::Error> {
     let count = clip.bone_count() as usize;
     let samples = clip.sample_count() as usize;
-    let (name, bones) = match clip.metadata() {
-        Some(meta) => (
-            meta.clip_name().to_owned(),
-            meta.bones()
-                .map(|b| Bone {
-                    name: b.name.to_owned(),
-                    parent: b.parent.map(|p| p as usize),
-                    shell_distance: f64::from(b.shell_distance),
-                    bind_pose: raw_transform(&b.bind_pose),
-                })
-                .collect(),
-        ),
-        None => (
-            default_name.to_owned(),
-            (0..count)
-                .map(|i| Bone {
-                    name: format!("bone_{i}"),
-                    parent: None,
-                    shell_distance: 3.0,
-                    bind_pose: RawTransform::IDENTITY,
-                })
-                .collect(),
-        ),
-    };
+    let (name, bones) = skeleton(clip, default_name);
     let mut tracks = vec![
         BoneTrack {
             rotations: Vec::with_capacity(samples),
@@ -64,5 +42,133 @@ fn raw_transform(t: &Transform) -> RawTransform {
         rotation: t.rotation.to_array().map(f64::from),
         translation: t.translation.to_array().map(f64::from),
         scale: t.scale.to_array().map(f64::from),
+    }
+}
+
+/// Memory [`write_text`] may use for decoded values, whatever the clip's size.
+pub const DECODE_BUFFER_BYTES: usize = 64 << 20;
+
+/// Why [`write_text`] stopped.
+#[derive(Debug)]
+pub enum WriteTextError {
+    /// Writing the output failed (a full disk, a closed pipe…).
+    Io(std::io::Error),
+    /// The decoder refused a request (cannot happen for a validated clip).
+    Decoder(ossa_decoder::Error),
+    /// The system refused the decode buffer.
+    OutOfMemory(crate::memory::OutOfMemory),
+}
+
+impl std::fmt::Display for WriteTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteTextError::Io(e) => write!(f, "cannot write output: {e}"),
+            WriteTextError::Decoder(e) => e.fmt(f),
+            WriteTextError::OutOfMemory(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WriteTextError {}
+
+impl From<std::io::Error> for WriteTextError {
+    fn from(e: std::io::Error) -> WriteTextError {
+        WriteTextError::Io(e)
+    }
+}
+
+/// One decoded bone at one sample: rotation, translation, scale.
+type Packed = [f32; 10];
+
+fn pack(t: &Transform) -> Packed {
+    let (r, p, s) = (t.rotation.to_array(), t.translation.to_array(), t.scale.to_array());
+    [r[0], r[1], r[2], r[3], p[0], p[1], p[2], s[0], s[1], s[2]]
+}
+
+fn part<const N: usize>(v: &Packed, first: usize) -> [f64; N] {
+    std::array::from_fn(|i| f64::from(v[first + i]))
+}
+
+/// Writes every sample of `clip` as an ACL text clip into `out`, streaming: the text
+/// lists each bone's samples in turn, while the decoder yields whole poses, so bones
+/// are decoded in groups that fit [`DECODE_BUFFER_BYTES`] (one group, one pass, for
+/// any clip of up to 1.6 million transform samples), and a bone whose samples alone
+/// exceed it is decoded sample by sample. Memory does not grow with the sample count.
+pub fn write_text<W: std::io::Write>(clip: &Clip<'_>, default_name: &str, out: W) -> Result<W, WriteTextError> {
+    let (name, bones) = skeleton(clip, default_name);
+    let samples = clip.sample_count() as usize;
+    let mut w = crate::acl_text::TextWriter::new(out);
+    w.header(&name, samples, f64::from(clip.sample_rate()))?;
+    w.bones(&bones)?;
+    let mut sampler = Sampler::new(*clip);
+    let time = |s: usize| sample_time(s, clip.sample_rate());
+    let per_bone = samples * size_of::<Packed>();
+    if per_bone <= DECODE_BUFFER_BYTES {
+        let group = (DECODE_BUFFER_BYTES / per_bone).clamp(1, bones.len().max(1));
+        let mut pose = crate::memory::filled(bones.len(), Transform::IDENTITY, "a decoded pose")
+            .map_err(WriteTextError::OutOfMemory)?;
+        let mut buffer = crate::memory::filled(group.min(bones.len()) * samples, [0.0f32; 10], "decoded samples")
+            .map_err(WriteTextError::OutOfMemory)?;
+        for first in (0..bones.len()).step_by(group) {
+            let members = first..(first + group).min(bones.len());
+            for s in 0..samples {
+                sampler.seek(time(s), Rounding::None);
+                sampler.decompress_pose(&mut pose).map_err(WriteTextError::Decoder)?;
+                for b in members.clone() {
+                    buffer[(b - first) * samples + s] = pack(&pose[b]);
+                }
+            }
+            for b in members.clone() {
+                let values = &buffer[(b - first) * samples..(b - first + 1) * samples];
+                w.begin_track(&bones[b].name)?;
+                w.sub_track("rotations", samples, |s| Ok(part::<4>(&values[s], 0)))?;
+                w.sub_track("translations", samples, |s| Ok(part::<3>(&values[s], 4)))?;
+                w.sub_track("scales", samples, |s| Ok(part::<3>(&values[s], 7)))?;
+                w.end_track()?;
+            }
+        }
+    } else {
+        for (b, bone) in bones.iter().enumerate() {
+            let mut value = |s: usize| -> std::io::Result<Packed> {
+                sampler.seek(time(s), Rounding::None);
+                let t = sampler.decompress_bone(b as u32).map_err(std::io::Error::other)?;
+                Ok(pack(&t))
+            };
+            w.begin_track(&bone.name)?;
+            w.sub_track("rotations", samples, |s| Ok(part::<4>(&value(s)?, 0)))?;
+            w.sub_track("translations", samples, |s| Ok(part::<3>(&value(s)?, 4)))?;
+            w.sub_track("scales", samples, |s| Ok(part::<3>(&value(s)?, 7)))?;
+            w.end_track()?;
+        }
+    }
+    Ok(w.finish()?)
+}
+
+/// The clip's name and bones: from the metadata section, or `bone_0`, `bone_1`…
+/// without parents for a stripped file.
+fn skeleton(clip: &Clip<'_>, default_name: &str) -> (String, Vec<Bone>) {
+    match clip.metadata() {
+        Some(meta) => (
+            meta.clip_name().to_owned(),
+            meta.bones()
+                .map(|b| Bone {
+                    name: b.name.to_owned(),
+                    parent: b.parent.map(|p| p as usize),
+                    shell_distance: f64::from(b.shell_distance),
+                    bind_pose: raw_transform(&b.bind_pose),
+                })
+                .collect(),
+        ),
+        None => (
+            default_name.to_owned(),
+            (0..clip.bone_count())
+                .map(|i| Bone {
+                    name: format!("bone_{i}"),
+                    parent: None,
+                    shell_distance: 3.0,
+                    bind_pose: RawTransform::IDENTITY,
+                })
+                .collect(),
+        ),
     }
 }

@@ -40,7 +40,8 @@ pub struct ErrorStats {
     pub max_error: f64,
     /// 99th percentile of the per-(bone, sample) errors.
     pub p99_error: f64,
-    /// Share of (bone, sample) pairs within the precision (0 to 1).
+    /// Share of (bone, sample) pairs within the precision (0 to 1; 1 for a clip
+    /// without bones, where no pair is outside it).
     pub within_precision: f64,
     /// The bone and sample of the largest error.
     pub worst: Option<(usize, usize)>,
@@ -65,7 +66,11 @@ pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<Er
     let mut all: Vec<f32> = memory::with_capacity(bones * reference.sample_count, "the error of every sample")
         .map_err(MeasureError::OutOfMemory)?;
     let mut within = 0usize;
-    let mut stats = ErrorStats { segment_max: vec![0.0; clip.segment_count() as usize], ..ErrorStats::default() };
+    let mut stats = ErrorStats {
+        segment_max: vec![0.0; clip.segment_count() as usize],
+        within_precision: 1.0,
+        ..ErrorStats::default()
+    };
     for s in 0..reference.sample_count {
         sampler.seek(sample_time(s, clip.sample_rate()), Rounding::None);
         sampler.decompress_pose(&mut pose)?;

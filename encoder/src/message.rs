@@ -14,22 +14,38 @@ use std::path::Path;
 /// exponent when it is very large or very small (`4000000000`, `0.001`, `1e-300`,
 /// `1e39`).
 pub fn number(value: f64) -> Number {
-    Number(value)
+    Number(Value::Double(value))
+}
+
+/// A single-precision number printed like [`number`]: the shortest form that reads
+/// back to the same `f32` (`0.01`, not `0.009999999776482582`).
+pub fn number32(value: f32) -> Number {
+    Number(Value::Single(value))
 }
 
 /// See [`number`].
 #[derive(Clone, Copy, Debug)]
-pub struct Number(f64);
+pub struct Number(Value);
+
+#[derive(Clone, Copy, Debug)]
+enum Value {
+    Double(f64),
+    Single(f32),
+}
 
 impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0;
-        let magnitude = v.abs();
+        let magnitude = match self.0 {
+            Value::Double(v) => v.abs(),
+            Value::Single(v) => f64::from(v.abs()),
+        };
         // Both forms are the shortest that round-trip; only the notation differs.
-        if magnitude == 0.0 || !v.is_finite() || (1e-5..1e16).contains(&magnitude) {
-            write!(f, "{v}")
-        } else {
-            write!(f, "{v:e}")
+        let plain = magnitude == 0.0 || !magnitude.is_finite() || (1e-5..1e16).contains(&magnitude);
+        match (self.0, plain) {
+            (Value::Double(v), true) => write!(f, "{v}"),
+            (Value::Double(v), false) => write!(f, "{v:e}"),
+            (Value::Single(v), true) => write!(f, "{v}"),
+            (Value::Single(v), false) => write!(f, "{v:e}"),
         }
     }
 }
@@ -119,6 +135,9 @@ mod tests {
         for v in [1e-300, 1.2345678901234567e-20, 3.4028234663852886e38, 0.1 + 0.2] {
             assert_eq!(number(v).to_string().parse::<f64>().unwrap(), v);
         }
+        assert_eq!(number32(0.01).to_string(), "0.01");
+        assert_eq!(number32(1e-40).to_string(), "1e-40");
+        assert_eq!(number32(24.0).to_string(), "24");
     }
 
     #[test]

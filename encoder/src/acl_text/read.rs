@@ -155,10 +155,12 @@ impl<'a> ClipReader<'a> {
             self.r.end_document()?;
         }
         if members == 0 {
-            let what = if text.trim_start_matches('\u{feff}').trim().is_empty() {
+            let what = if text.is_empty() {
                 "the file is empty"
+            } else if text.trim_start_matches('\u{feff}').trim().is_empty() {
+                "the file holds only white space"
             } else {
-                "the file holds no keys (only comments)"
+                "the file holds no keys (only comments and white space)"
             };
             return Err(ImportError::whole(what));
         }

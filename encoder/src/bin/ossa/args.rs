@@ -1,0 +1,82 @@
+//! The command line: commands, options, and the checks that make a bad value an
+//! error before any work starts.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::memory_limit::MemoryLimit;
+
+#[derive(Parser)]
+#[command(name = "ossa", version, about = "Compress skeletal animation clips with a hard accuracy bound")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Most memory a command may use, e.g. 512M, 8G (powers of 1000), 16GiB (of
+    /// 1024), or 'none'. A clip whose estimated need is larger is refused before it is
+    /// loaded. Default: 3/4 of the memory available (within the control group and
+    /// `ulimit -v`).
+    #[arg(long, global = true, value_name = "SIZE")]
+    pub memory_limit: Option<MemoryLimit>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Compress an ACL text clip (.acl.sjson) into an .ossa file.
+    Compress {
+        /// The clip to compress ('-' for standard input).
+        input: PathBuf,
+        /// Where to write the .ossa file ('-' for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Largest object-space error allowed on any virtual vertex, in the clip's units.
+        #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
+        precision: f64,
+        /// Leave out the metadata section (names, parents, bind pose): only what a
+        /// game needs to sample poses.
+        #[arg(long)]
+        strip_metadata: bool,
+        /// Print one JSON object instead of a summary line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Decode an .ossa file into an ACL text clip, one pose per original sample.
+    Decompress {
+        /// The .ossa file ('-' for standard input).
+        input: PathBuf,
+        /// Where to write the .acl.sjson clip ('-' for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Validate an .ossa file (including its checksum) and describe it.
+    Info {
+        /// The .ossa file ('-' for standard input).
+        input: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compress clips in memory and report sizes, errors and times. A folder stands
+    /// for the .acl.sjson files in it. Every clip is tried: failures are listed at the
+    /// end, and make the exit status 2.
+    Stats {
+        /// The clips (.acl.sjson), or folders of them.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Largest object-space error allowed, in the clips' units.
+        #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
+        precision: f64,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A precision: a positive number that single precision can hold.
+fn precision(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number"))?;
+    match ossa_encoder::compress::precision_problem(value) {
+        Some(problem) => Err(problem),
+        None => Ok(value),
+    }
+}

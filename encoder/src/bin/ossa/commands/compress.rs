@@ -1,0 +1,75 @@
+//! `ossa compress`: a text clip in, an `.ossa` file out.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::Path;
+use std::time::Instant;
+
+use ossa_encoder::message::{number, path as shown};
+use ossa_encoder::{compress, Settings};
+use serde_json::json;
+
+use crate::failure::{note, say, Failure};
+use crate::input::Input;
+use crate::memory_limit::MemoryLimit;
+use crate::output::Destination;
+
+pub fn run(
+    input: &Path,
+    output: &Path,
+    precision: f64,
+    strip_metadata: bool,
+    json: bool,
+    limit: &MemoryLimit,
+) -> Result<(), Failure> {
+    let destination = Destination::resolve(output)?;
+    let source = Input::open(input)?;
+    source.check_not(destination.identity().as_ref())?;
+    if destination.is_stdout() && std::io::stdout().is_terminal() {
+        return Err(Failure::general(
+            "refusing to write binary .ossa data to a terminal: redirect standard output, or give -o a file",
+        ));
+    }
+    let input = source.shown.clone();
+    let clip = super::load_clip(source, limit)?;
+    let settings = Settings { precision, include_metadata: !strip_metadata };
+    let started = Instant::now();
+    let result = compress(&clip, &settings).map_err(|e| Failure::at(&input, e))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let mut out = destination.create(output)?;
+    out.write_all(&result.bytes).map_err(|e| out.failure(e))?;
+    out.commit()?;
+
+    let raw = clip.raw_bytes();
+    let ratio = raw as f64 / result.compressed_bytes as f64;
+    let line = if json {
+        json!({
+            "input": input.display().to_string(),
+            "output": output.display().to_string(),
+            "raw_bytes": raw,
+            "compressed_bytes": result.compressed_bytes,
+            "file_bytes": result.bytes.len(),
+            "ratio": ratio,
+            "max_error": result.errors.max_error,
+            "precision": precision,
+            "seconds": seconds,
+        })
+        .to_string()
+    } else {
+        format!(
+            "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {seconds:.3} s",
+            shown(&input),
+            shown(output),
+            result.compressed_bytes,
+            result.bytes.len(),
+            result.errors.max_error,
+            number(precision),
+        )
+    };
+    // With the clip itself on standard output, the summary goes to standard error.
+    if destination.is_stdout() {
+        note(line);
+        Ok(())
+    } else {
+        say(line)
+    }
+}

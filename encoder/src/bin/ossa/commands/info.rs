@@ -1,0 +1,69 @@
+//! `ossa info`: validate an `.ossa` file, verify its checksum, and describe it.
+
+use std::path::Path;
+
+use ossa_decoder::Clip;
+use ossa_encoder::message::{number32, path as shown};
+use serde_json::json;
+
+use crate::failure::{say, Failure};
+use crate::input::Input;
+use crate::memory_limit::MemoryLimit;
+
+pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
+    let source = Input::open(input)?;
+    let input = source.shown.clone();
+    let bytes = source.read_ossa(limit)?;
+    let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
+    let layout = clip.layout();
+    let (major, minor) = clip.version();
+    let flags: Vec<&str> = if clip.metadata().is_some() { vec!["metadata"] } else { vec![] };
+    let compressed = layout.total - layout.metadata;
+    if json {
+        let v = json!({
+            "file": input.display().to_string(),
+            "version": format!("{major}.{minor}"),
+            "bones": clip.bone_count(),
+            "samples": clip.sample_count(),
+            "sample_rate": clip.sample_rate(),
+            "duration": clip.duration(),
+            "segments": clip.segment_count(),
+            "animated_sub_tracks": clip.animated_sub_tracks(),
+            "flags": flags,
+            "checksum": format!("{:08x}", clip.checksum()),
+            "bytes": {
+                "header": layout.header,
+                "clip_metadata": layout.clip_metadata,
+                "segment_metadata": layout.segment_metadata,
+                "samples": layout.samples,
+                "metadata": layout.metadata,
+                "compressed": compressed,
+                "total": layout.total,
+            },
+            "name": clip.metadata().map(|m| m.clip_name().to_owned()),
+            "precision": clip.metadata().map(|m| m.precision()),
+        });
+        return say(v);
+    }
+    say(format!("{}: ossa format {major}.{minor}, checksum {:08x} ok", shown(&input), clip.checksum()))?;
+    if let Some(m) = clip.metadata() {
+        say(format!("  clip        {:?}, encoded with precision {}", m.clip_name(), number32(m.precision())))?;
+    }
+    say(format!(
+        "  bones {}, samples {} at {} Hz ({:.3} s), segments {}, animated sub-tracks {}",
+        clip.bone_count(),
+        clip.sample_count(),
+        number32(clip.sample_rate()),
+        clip.duration(),
+        clip.segment_count(),
+        clip.animated_sub_tracks()
+    ))?;
+    say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;
+    say(format!("  header            {:>8} B", layout.header))?;
+    say(format!("  clip metadata     {:>8} B", layout.clip_metadata))?;
+    say(format!("  segment metadata  {:>8} B", layout.segment_metadata))?;
+    say(format!("  samples           {:>8} B", layout.samples))?;
+    say(format!("  metadata section  {:>8} B (tools only)", layout.metadata))?;
+    say(format!("  compressed        {:>8} B (what a game ships)", compressed))?;
+    say(format!("  total             {:>8} B", layout.total))
+}

@@ -1,0 +1,39 @@
+//! One module per command; what they share lives here.
+
+pub mod compress;
+pub mod decompress;
+pub mod info;
+pub mod stats;
+
+use std::path::Path;
+
+use ossa_encoder::{acl_text, memory, RawClip};
+
+use crate::failure::Failure;
+use crate::input::Input;
+use crate::memory_limit::MemoryLimit;
+
+/// Reads a text clip and refuses, before its samples are loaded, a clip whose
+/// compression would need more memory than `limit`.
+pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> {
+    let shown = input.shown.clone();
+    let text = input.read_text(limit)?;
+    let text_bytes = text.len() as u64;
+    let threads = rayon::current_num_threads() as u64;
+    acl_text::read_clip_checked(&text, &clip_name(&shown), |declared| {
+        let (bones, samples) = (declared.bones as u64, declared.samples as u64);
+        let needed = memory::compress_estimate(bones, samples, text_bytes, threads);
+        if limit.allows(needed) {
+            Ok(())
+        } else {
+            Err(limit.refusal(&format!("compressing this clip ({bones} bones × {samples} samples)"), needed))
+        }
+    })
+    .map_err(|e| Failure::at(&shown, e))
+}
+
+/// The name of a clip read from `path` whose text names none.
+pub fn clip_name(path: &Path) -> String {
+    let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    file.strip_suffix(".acl.sjson").or_else(|| file.strip_suffix(".sjson")).unwrap_or(&file).to_owned()
+}

@@ -1,0 +1,93 @@
+//! `ossa`: the command-line tool for asset pipelines.
+//!
+//! Every command exits 0 on success and 2 with a one-line message naming the file
+//! and the problem on any error (`stats`, which goes on past bad clips, lists each
+//! failure on its own line). Outputs are whole or absent and never replace what is
+//! not theirs to replace (see `output`); memory is bounded by `--memory-limit` (see
+//! `memory_limit`); a closed standard output ends the program quietly.
+
+mod args;
+mod commands;
+mod failure;
+mod input;
+mod memory_limit;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::Parser as _;
+
+use args::{Cli, Command};
+use failure::Failure;
+use memory_limit::MemoryLimit;
+
+fn main() -> ExitCode {
+    // A panic is a bug; still, the user gets one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        failure::note(format!("ossa: internal error (please report): {msg}"));
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) | Ok(Err(Failure::ClosedPipe)) => ExitCode::SUCCESS,
+        Ok(Err(f)) => {
+            f.report();
+            ExitCode::from(2)
+        }
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+/// Help and version go to standard output as clap writes them; a usage error
+/// becomes one line (with clap's suggestion, if it has one) and exit status 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        // `ossa` alone: the help, on standard error, and a usage error's status.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        _ => {}
+    }
+    // clap's message: the error (perhaps over several lines), tips, a usage line.
+    let text = e.render().to_string();
+    let (mut message, mut tips, mut command) = (Vec::new(), Vec::new(), "ossa".to_owned());
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(usage) = line.strip_prefix("Usage: ") {
+            let words: Vec<&str> = usage.split_whitespace().take_while(|w| !w.starts_with(['[', '<', '-'])).collect();
+            command = words.join(" ");
+        } else if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip.to_owned());
+        } else if !line.starts_with("For more information") {
+            message.push(line.trim_start_matches("error: ").to_owned());
+        }
+    }
+    let tips = if tips.is_empty() { String::new() } else { format!(" ({})", tips.join("; ")) };
+    Failure::general(format!("{}{tips}; see '{command} --help'", message.join(" "))).report();
+    ExitCode::from(2)
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let limit = cli.memory_limit.unwrap_or_else(MemoryLimit::detect);
+    match cli.command {
+        Command::Compress { input, output, precision, strip_metadata, json } => {
+            commands::compress::run(&input, &output, precision, strip_metadata, json, &limit)
+        }
+        Command::Decompress { input, output } => commands::decompress::run(&input, &output, &limit),
+        Command::Info { input, json } => commands::info::run(&input, json, &limit),
+        Command::Stats { inputs, precision, json } => commands::stats::run(&inputs, precision, json, &limit),
+    }
+}
