@@ -82,7 +82,7 @@ impl Input {
             shown: path.to_owned(),
             source: Source::File(file),
             identity: Some(Identity::of(&meta, path)),
-            size: meta.is_file().then(|| meta.len()),
+            size: meta.is_file().then_some(meta.len()),
         })
     }
 

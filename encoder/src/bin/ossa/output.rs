@@ -130,7 +130,11 @@ impl Destination {
                         format!("cannot create the output in {}: {e}", ossa_encoder::message::path(&dir)),
                     )
                 })?;
-                Sink::Temporary { file: BufWriter::new(file), target: path.clone(), existing: existing.clone() }
+                Sink::Temporary(Box::new(Temporary {
+                    file: BufWriter::new(file),
+                    target: path.clone(),
+                    existing: existing.clone(),
+                }))
             }
         };
         Ok(Output { sink, shown: shown.to_owned() })
@@ -177,7 +181,14 @@ pub struct Output {
 enum Sink {
     Stdout(BufWriter<io::Stdout>),
     InPlace(BufWriter<File>),
-    Temporary { file: BufWriter<tempfile::NamedTempFile>, target: PathBuf, existing: Option<fs::Metadata> },
+    Temporary(Box<Temporary>),
+}
+
+/// A regular file being written beside `target`.
+struct Temporary {
+    file: BufWriter<tempfile::NamedTempFile>,
+    target: PathBuf,
+    existing: Option<fs::Metadata>,
 }
 
 impl Write for Output {
@@ -185,7 +196,7 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.write(buf),
             Sink::InPlace(w) => w.write(buf),
-            Sink::Temporary { file, .. } => file.write(buf),
+            Sink::Temporary(t) => t.file.write(buf),
         }
     }
 
@@ -193,7 +204,7 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
             Sink::InPlace(w) => w.flush(),
-            Sink::Temporary { file, .. } => file.flush(),
+            Sink::Temporary(t) => t.file.flush(),
         }
     }
 }
@@ -215,7 +226,8 @@ impl Output {
         match self.sink {
             Sink::Stdout(mut w) => w.flush().map_err(Failure::stdout),
             Sink::InPlace(w) => w.into_inner().map_err(|e| fail(e.into_error()))?.flush().map_err(fail),
-            Sink::Temporary { file, target, existing } => {
+            Sink::Temporary(t) => {
+                let Temporary { file, target, existing } = *t;
                 let tmp = file.into_inner().map_err(|e| fail(e.into_error()))?;
                 if let Some(meta) = &existing {
                     keep_mode_and_owner(tmp.as_file(), meta).map_err(fail)?;
