@@ -95,6 +95,17 @@ fn part<const N: usize>(v: &Packed, first: usize) -> [f64; N] {
 /// any clip of up to 1.6 million transform samples), and a bone whose samples alone
 /// exceed it is decoded sample by sample. Memory does not grow with the sample count.
 pub fn write_text<W: std::io::Write>(clip: &Clip<'_>, default_name: &str, out: W) -> Result<W, WriteTextError> {
+    write_text_within(clip, default_name, out, DECODE_BUFFER_BYTES)
+}
+
+/// [`write_text`] with `budget` bytes for decoded values instead of
+/// [`DECODE_BUFFER_BYTES`].
+pub fn write_text_within<W: std::io::Write>(
+    clip: &Clip<'_>,
+    default_name: &str,
+    out: W,
+    budget: usize,
+) -> Result<W, WriteTextError> {
     let (name, bones) = skeleton(clip, default_name);
     let samples = clip.sample_count() as usize;
     let mut w = crate::acl_text::TextWriter::new(out);
@@ -103,8 +114,8 @@ pub fn write_text<W: std::io::Write>(clip: &Clip<'_>, default_name: &str, out: W
     let mut sampler = Sampler::new(*clip);
     let time = |s: usize| sample_time(s, clip.sample_rate());
     let per_bone = samples * size_of::<Packed>();
-    if per_bone <= DECODE_BUFFER_BYTES {
-        let group = (DECODE_BUFFER_BYTES / per_bone).clamp(1, bones.len().max(1));
+    if per_bone <= budget {
+        let group = (budget / per_bone).clamp(1, bones.len().max(1));
         let mut pose = crate::memory::filled(bones.len(), Transform::IDENTITY, "a decoded pose")
             .map_err(WriteTextError::OutOfMemory)?;
         let mut buffer = crate::memory::filled(group.min(bones.len()) * samples, [0.0f32; 10], "decoded samples")

@@ -56,6 +56,9 @@ unsafe impl GlobalAlloc for Peak {
 #[global_allocator]
 static ALLOCATOR: Peak = Peak;
 
+/// The counters are process-wide: the tests measuring them run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Deterministic numbers in [0, 1).
 struct Rng(u64);
 impl Rng {
@@ -124,6 +127,7 @@ fn measured_peak(text: String, precision: f64) -> (usize, usize) {
 
 #[test]
 fn the_estimate_covers_the_peak_on_every_shape() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let threads = rayon::current_num_threads() as u64;
     let shape = |name, bones, samples, parent, animated_every, noise, precision| Shape {
         name,
@@ -157,5 +161,60 @@ fn the_estimate_covers_the_peak_on_every_shape() {
         );
         assert!(peak <= estimate, "{name}: peak {peak} above the estimate {estimate}");
         assert!(estimate <= 4 * peak + (32 << 20), "{name}: estimate {estimate} far above the peak {peak}");
+    }
+}
+
+/// `decompress::write_text` streams: its peak heap is the decode buffer it is
+/// given, whatever the sample count, and both of its paths (bones in groups, or one
+/// sample at a time when a bone alone exceeds the buffer) write the same text.
+#[test]
+fn streaming_decompression_memory_does_not_grow_with_the_sample_count() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    use ossa_decoder::Clip;
+    use ossa_encoder::decompress::write_text_within;
+
+    let budget = 1 << 20;
+    let mut peaks = Vec::new();
+    for samples in [5_000, 10_000, 30_000] {
+        let shape = Shape {
+            name: "long",
+            bones: 3,
+            samples,
+            parent: |b| b - 1,
+            animated_every: 1,
+            noise: false,
+            precision: 0.01,
+        };
+        let packed = compress(&clip(&shape), &Settings::default()).unwrap().bytes;
+        let decoded = Clip::from_bytes(&packed).unwrap();
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let mut counted = CountingSink(0);
+        write_text_within(&decoded, "long", &mut counted, budget).unwrap();
+        let peak = PEAK.load(Ordering::Relaxed) - base;
+        println!("{samples:>6} samples: {} B of text, peak heap {peak} B", counted.0);
+        assert!(peak < budget + (256 << 10), "{samples} samples: peak {peak} above the buffer");
+        peaks.push(peak);
+        // Same text from the grouped path, the per-sample path and the in-memory writer.
+        let small = write_text_within(&decoded, "long", Vec::new(), 64 << 10).unwrap();
+        let large = write_text_within(&decoded, "long", Vec::new(), 64 << 20).unwrap();
+        assert_eq!(small, large);
+        let whole = ossa_encoder::decompress::decompress(&decoded, "long").unwrap();
+        assert_eq!(String::from_utf8(large).unwrap(), acl_text::write_clip(&whole));
+    }
+    // The last clip's bones each exceed the buffer: decoded sample by sample.
+    assert!(peaks[2] < 64 << 10, "{peaks:?}");
+}
+
+/// Counts bytes, keeps none.
+struct CountingSink(u64);
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

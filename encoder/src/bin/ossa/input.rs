@@ -34,6 +34,8 @@ pub struct Input {
 }
 
 enum Source {
+    /// A file not opened yet.
+    Closed(PathBuf),
     File(File),
     Stdin,
 }
@@ -41,6 +43,7 @@ enum Source {
 impl Read for Source {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
+            Source::Closed(_) => Ok(0),
             Source::File(f) => f.read(buf),
             Source::Stdin => io::stdin().lock().read(buf),
         }
@@ -70,20 +73,27 @@ impl Input {
             return Ok(Input { shown: PathBuf::from("<stdin>"), source: Source::Stdin, identity, size: None });
         }
         let fail = |e: io::Error| Failure::at(path, format!("cannot read: {e}"));
-        if path.is_dir() {
-            return Err(Failure::at(path, "is a directory, not a file"));
-        }
-        let file = File::open(path).map_err(fail)?;
-        let meta = file.metadata().map_err(fail)?;
+        // What the input is, from its name alone: opening a FIFO waits for a writer,
+        // and the output check must come first.
+        let meta = std::fs::metadata(path).map_err(fail)?;
         if meta.is_dir() {
             return Err(Failure::at(path, "is a directory, not a file"));
         }
         Ok(Input {
             shown: path.to_owned(),
-            source: Source::File(file),
+            source: Source::Closed(path.to_owned()),
             identity: Some(Identity::of(&meta, path)),
             size: meta.is_file().then_some(meta.len()),
         })
+    }
+
+    /// Opens the file for reading (once the output check is done).
+    fn open_source(&mut self) -> Result<(), Failure> {
+        if let Source::Closed(path) = &self.source {
+            let file = File::open(path).map_err(|e| Failure::at(&self.shown, format!("cannot read: {e}")))?;
+            self.source = Source::File(file);
+        }
+        Ok(())
     }
 
     /// Refuses to go on when `output` is this very input.
@@ -122,6 +132,7 @@ impl Input {
             return Err(Failure::at(&self.shown, too_large(size, true)));
         }
         self.refuse_other_formats_by_name()?;
+        self.open_source()?;
         let capacity = self.size.unwrap_or(CHUNK as u64).min(cap) as usize;
         let mut text =
             memory::with_capacity::<u8>(capacity + 1, "the text").map_err(|e| Failure::at(&self.shown, e))?;
@@ -146,26 +157,35 @@ impl Input {
             if start == 0 {
                 refuse_other_formats_by_content(&self.shown, &text)?;
             }
-            if let Some(at) = text[start..].iter().position(|&b| b == 0) {
-                return Err(Failure::at(
-                    &self.shown,
-                    format!("holds a NUL byte at offset {}: binary data, not a text clip", start + at),
-                ));
-            }
-            // Validate as it comes, so that binary input stops at once; a character
-            // cut by the chunk's end is checked with the next chunk.
-            match std::str::from_utf8(&text[checked..]) {
-                Ok(_) => checked = text.len(),
-                Err(e) if e.error_len().is_some() => {
+            // Validate as it comes, so that binary input stops at once (a character
+            // cut by the chunk's end is checked with the next chunk); report whichever
+            // problem comes first.
+            let nul = text[start..].iter().position(|&b| b == 0).map(|at| start + at);
+            let invalid = match std::str::from_utf8(&text[checked..]) {
+                Ok(_) => {
+                    checked = text.len();
+                    None
+                }
+                Err(e) if e.error_len().is_some() => Some(checked + e.valid_up_to()),
+                Err(e) => {
+                    checked += e.valid_up_to();
+                    None
+                }
+            };
+            match (nul, invalid) {
+                (Some(n), i) if i.is_none_or(|i| n < i) => {
                     return Err(Failure::at(
                         &self.shown,
-                        format!("not UTF-8 text (invalid byte at offset {})", checked + e.valid_up_to()),
-                    ))
+                        format!("holds a NUL byte at offset {n}: binary data, not a text clip"),
+                    ));
                 }
-                Err(e) => checked += e.valid_up_to(),
+                (_, Some(i)) => {
+                    return Err(Failure::at(&self.shown, format!("not UTF-8 text (invalid byte at offset {i})")));
+                }
+                _ => {}
             }
             if text.len() as u64 > cap {
-                return Err(Failure::at(&self.shown, too_large(text.len() as u64, false)));
+                return Err(Failure::at(&self.shown, too_large(cap, false)));
             }
         }
         if checked != text.len() {
@@ -194,6 +214,7 @@ impl Input {
     /// 64 bytes, then as many bytes as the header declares (at most the format's
     /// limit and what `limit` allows), into a 16-byte aligned buffer.
     pub fn read_ossa(mut self, limit: &MemoryLimit) -> Result<AlignedBytes, Failure> {
+        self.open_source()?;
         let fail = |e: io::Error| Failure::at(&self.shown, format!("cannot read: {e}"));
         let mut header = Vec::with_capacity(HEADER_SIZE);
         (&mut self.source).take(HEADER_SIZE as u64).read_to_end(&mut header).map_err(fail)?;

@@ -1,31 +1,10 @@
 //! The `ossa` command-line contract: outputs, JSON fields, exit statuses and
 //! one-line errors that name the file and the problem.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use ossa_encoder::{acl_text, AlignedBytes};
 
-fn ossa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ossa")).args(args).output().expect("run ossa")
-}
-
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/wave.acl.sjson")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crate::{assert_refused, clip_text, example, ossa, s, stderr, stdout};
 
 #[test]
 fn compress_info_decompress_round_trip() {
@@ -113,28 +92,6 @@ fn stats_reports_every_clip_and_a_total() {
     assert_eq!(v["total"]["within_precision"], 1.0);
     let o = ossa(&["stats", s(&example())]);
     assert!(o.status.success() && stdout(&o).contains("total"));
-}
-
-/// Writes `text` to a file in `dir`, runs `ossa compress` on it, and checks the
-/// failure contract: exit 2, nothing on stdout, one line on stderr naming the file
-/// and containing `needle`, no output left behind.
-fn assert_refused(dir: &Path, name: &str, contents: &[u8], needle: &str) {
-    let input = dir.join(name);
-    std::fs::write(&input, contents).unwrap();
-    let out = dir.join(format!("{name}.ossa"));
-    let o = ossa(&["compress", s(&input), "-o", s(&out)]);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
-    assert!(stdout(&o).is_empty(), "{name}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{name}: one line expected: {err}");
-    assert!(err.contains(name), "{name}: message does not name the file: {err}");
-    assert!(err.to_lowercase().contains(&needle.to_lowercase()), "{name}: expected '{needle}' in: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(!out.exists(), "{name}: output left behind");
-}
-
-fn clip_text(bones: &str, tracks: &str, samples: &str) -> String {
-    format!("version = 1\nclip = {{ name = \"t\" num_samples = {samples} sample_rate = 30 }}\nbones = [ {bones} ]\ntracks = [ {tracks} ]\n")
 }
 
 #[test]
