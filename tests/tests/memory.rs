@@ -6,6 +6,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod common;
+
+use common::Rng;
 use ossa_encoder::{acl_text, compress, memory, Bone, BoneTrack, RawClip, RawTransform, Settings};
 
 struct Peak;
@@ -58,17 +61,6 @@ static ALLOCATOR: Peak = Peak;
 
 /// The counters are process-wide: the tests measuring them run one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Deterministic numbers in [0, 1).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// The shape of a test clip.
 struct Shape {

@@ -4,18 +4,8 @@
 
 mod common;
 
+use common::Rng;
 use ossa_encoder::{compress, Bone, BoneTrack, RawClip, RawTransform, Settings};
-
-/// Deterministic pseudo-random numbers in [0, 1).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// A smooth signal: a few sines of random frequency and phase.
 fn signal(rng: &mut Rng, amplitude: f64) -> impl Fn(f64) -> f64 {

@@ -9,6 +9,19 @@ use std::path::{Path, PathBuf};
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use ossa_encoder::RawClip;
 
+/// Deterministic pseudo-random numbers in [0, 1) (xorshift: no dependency, the same
+/// numbers on every run and machine).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_owned()
