@@ -450,19 +450,24 @@ impl<'a> ClipReader<'a> {
         Ok(out)
     }
 
-    /// The `name` of the track object at the reader (which stays there): found without
-    /// reading the samples, wherever it is among the keys.
+    /// The `name` of the track object at the reader, found without reading its
+    /// samples: ACL writes it first, so this usually reads one key; otherwise the keys
+    /// before it are skipped. The caller returns to the object's start afterwards.
     fn track_name(&mut self) -> Result<(String, Position), ImportError> {
-        let mut name = None;
-        let at = self.object(&keys::TRACK, "a track", |r, key, at| {
-            if keys::TRACK.keys[key] == "name" && name.is_none() {
-                name = Some((r.string("track name")?, at));
-            } else {
-                r.r.skip_value()?;
+        let at = self.expect(ValueKind::Object, "a track")?;
+        self.r.begin_object()?;
+        while let Some(key) = self.r.next_member(Some(b'}'))? {
+            if keys::index(&keys::TRACK, &key.name).is_none() {
+                return Err(self.fail(key.position, keys::unknown(&keys::TRACK, &key.name)));
             }
-            Ok(())
-        })?;
-        name.ok_or_else(|| self.fail(at, "track has no 'name'"))
+            self.r.skip_trivia()?;
+            let value_at = self.r.position();
+            if key.name == "name" {
+                return Ok((self.string("track name")?, value_at));
+            }
+            self.r.skip_value()?;
+        }
+        Err(self.fail(at, "track has no 'name'"))
     }
 
     /// A list of `count` samples of `N` numbers, read straight into the clip's array.
@@ -515,4 +520,63 @@ fn fill_missing(track: &mut BoneTrack, given: [bool; 3], count: usize) -> Result
         track.scales = memory::filled(count, [1.0; 3], "default scales")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "version = 5\nclip = { name = \"c\" num_samples = 2 sample_rate = 30 }\n\
+                        bones = [ { name = \"a\" parent = \"\" vertex_distance = 3 } ]\n";
+
+    #[test]
+    fn a_track_may_name_its_bone_after_its_samples() {
+        let text = format!("{HEAD}tracks = [ {{ translations = [ [ 1, 2, 3 ] [ 4, 5, 6 ] ] name = \"a\" }} ]");
+        let clip = read_clip(&text, "x").unwrap();
+        assert_eq!(clip.tracks[0].translations, vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+        assert_eq!(clip.tracks[0].rotations, vec![[0.0, 0.0, 0.0, 1.0]; 2]);
+    }
+
+    #[test]
+    fn counts_and_shapes_are_reported_exactly() {
+        let more = format!("{HEAD}tracks = [ {{ name = \"a\" scales = [ [1,1,1] [1,1,1] [1,1,1] [1,1,1] ] }} ]");
+        let e = read_clip(&more, "x").unwrap_err().to_string();
+        assert!(e.contains("scales has 4 samples, the clip has 2"), "{e}");
+        let short = format!("{HEAD}tracks = [ {{ name = \"a\" rotations = [ [0,0,0,1] [0,0,1] ] }} ]");
+        let e = read_clip(&short, "x").unwrap_err().to_string();
+        assert!(e.contains("rotations sample 1: expected 4 numbers, found 3"), "{e}");
+        let twice = format!("{HEAD}tracks = [ {{ name = \"a\" scales = [ [1,1,1] [1,1,1] ] scales = [ ] }} ]");
+        let e = read_clip(&twice, "x").unwrap_err().to_string();
+        assert!(e.contains("duplicate key 'scales'"), "{e}");
+        let bind = HEAD.replace("vertex_distance = 3", "vertex_distance = 3 bind_scale = [ 1, 1 ]");
+        let e = read_clip(&format!("{bind}tracks = [ ]"), "x").unwrap_err().to_string();
+        assert!(e.contains("bind_scale: expected 3 numbers, found 2"), "{e}");
+        let hex = format!(
+            "{HEAD}tracks = [ {{ name = \"a\" translations = [ [ \"3ff0000000000000\", 0, 0 ] [ 1, 0, \"x\" ] ] }} ]"
+        );
+        let e = read_clip(&hex, "x").unwrap_err().to_string();
+        assert!(e.contains("must be a number, found the string \"x\""), "{e}");
+    }
+
+    #[test]
+    fn the_declared_counts_are_checked_before_any_sample_is_read() {
+        // The tracks are malformed: had they been read, that would be the error.
+        let text = format!("{HEAD}tracks = [ {{ name = \"a\" rotations = [ [ 0, 0, 0, 0 ] ] }} ]");
+        let mut seen = None;
+        let e = read_clip_checked(&text, "x", |d| {
+            seen = Some(d);
+            Err("too large for this machine".into())
+        })
+        .unwrap_err();
+        assert_eq!(seen, Some(Declared { bones: 1, samples: 2 }));
+        assert_eq!(e.to_string(), "too large for this machine");
+    }
+
+    #[test]
+    fn syntax_comes_before_meaning_and_a_missing_version_before_unknown_keys() {
+        let e = read_clip(&format!("{HEAD}tracks = [ {{ name = \"a\" }} ]\nbroken = [ 1, "), "x").unwrap_err();
+        assert!(e.message.contains("end of file inside a list"), "{e}");
+        let e = read_clip("{ \"asset\": { \"version\": \"2.0\" } }", "x").unwrap_err();
+        assert_eq!(e.to_string(), "missing 'version': not an ACL clip file");
+    }
 }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use ossa_decoder::Clip;
-use ossa_encoder::decompress::{write_text, WriteTextError};
+use ossa_encoder::decompress::{write_text_within, WriteTextError, DECODE_BUFFER_BYTES};
 use ossa_encoder::message::{number32, path as shown};
 
 use crate::failure::{note, say, Failure};
@@ -22,8 +22,12 @@ pub fn run(input: &Path, output: &Path, limit: &MemoryLimit) -> Result<(), Failu
     let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
 
     let mut out = destination.create(output)?;
+    // The decode buffer takes at most half of what the limit leaves after the file.
+    let budget = limit.bytes.map_or(DECODE_BUFFER_BYTES as u64, |l| {
+        (DECODE_BUFFER_BYTES as u64).min(l.saturating_sub(bytes.len() as u64) / 2).max(64 << 10)
+    });
     let mut counted = Counted { inner: &mut out, bytes: 0 };
-    let written = match write_text(&clip, &name, &mut counted) {
+    let written = match write_text_within(&clip, &name, &mut counted, budget as usize) {
         Ok(w) => w.bytes,
         Err(WriteTextError::Io(e)) => return Err(out.failure(e)),
         Err(e) => return Err(Failure::at(&input, e)),
