@@ -320,7 +320,13 @@ impl RawClip {
 /// subnormal time has too few bits for `i / rate * rate` to land back on sample `i`).
 pub fn sample_rate_problem(rate: f64, samples: usize) -> Option<String> {
     let shown = number(rate);
-    if !(rate.is_finite() && rate > 0.0) {
+    if rate.is_nan() {
+        return Some("sample_rate is not a number (NaN)".into());
+    }
+    if rate.is_infinite() {
+        return Some("sample_rate is infinite (or written with too many digits for double precision)".into());
+    }
+    if rate <= 0.0 {
         return Some(format!("sample_rate {shown} is not a positive number"));
     }
     if rate > f64::from(f32::MAX) {

@@ -122,7 +122,9 @@ impl std::error::Error for CompressError {}
 /// the metadata, and errors below the smallest normal `f32` cannot be measured).
 pub fn precision_problem(precision: f64) -> Option<String> {
     let shown = number(precision);
-    if !(precision.is_finite() && precision > 0.0) {
+    if precision.is_nan() {
+        Some("precision is not a number (NaN)".into())
+    } else if precision.is_infinite() || precision <= 0.0 {
         Some(format!("precision {shown} is not a positive number"))
     } else if precision > f64::from(f32::MAX) {
         Some(format!("precision {shown} exceeds the single-precision range (about 3.4e38)"))

@@ -52,7 +52,7 @@ fn negative_and_unrepresentable_numbers_are_refused_as_values() {
         ("-0.5", "precision -0.5 is not a positive number"),
         ("0", "precision 0 is not a positive number"),
         ("1e39", "precision 1e39 exceeds the single-precision range"),
-        ("NaN", "precision NaN is not a positive number"),
+        ("NaN", "precision is not a number (NaN)"),
         ("inf", "precision inf is not a positive number"),
         ("1e-50", "precision 1e-50 is below the single-precision range"),
         ("ten", "'ten' is not a number"),

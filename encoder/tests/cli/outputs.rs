@@ -88,6 +88,10 @@ fn a_link_is_followed_and_kept() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(fs::symlink_metadata(d.join("dangling")).unwrap().file_type().is_symlink());
     assert!(fs::read_to_string(d.join("store/new.acl.sjson")).unwrap().starts_with("version = 5"));
+    // A loop of links is an error, not a hang.
+    std::os::unix::fs::symlink("loop-b", d.join("loop-a")).unwrap();
+    std::os::unix::fs::symlink("loop-a", d.join("loop-b")).unwrap();
+    assert_error(&ossa(&["compress", s(&example()), "-o", s(&d.join("loop-a"))]), &["loop-a", "symbolic links"]);
     assert!(leftovers(d).is_empty() && leftovers(&d.join("store")).is_empty());
 }
 
@@ -106,6 +110,14 @@ fn dash_is_standard_output_and_the_summary_goes_to_standard_error() {
     let clip = ossa_encoder::acl_text::read_clip(&text, "x").unwrap();
     assert_eq!((clip.bones.len(), clip.sample_count), (8, 48));
     assert!(stderr(&o).contains("8 bones, 48 samples"), "{}", stderr(&o));
+    // `/dev/stdout` is standard output too, even when it is a pipe.
+    #[cfg(target_os = "linux")]
+    {
+        let o = ossa(&["decompress", s(&file), "-o", "/dev/stdout"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), text, "only the clip on standard output");
+        assert!(stderr(&o).contains("8 bones, 48 samples"), "{}", stderr(&o));
+    }
     // And standard input as the input.
     let o = crate::ossa_with_stdin(&["info", "-"], &fs::read(&file).unwrap());
     assert!(o.status.success() && stdout(&o).contains("checksum"), "{}", stderr(&o));

@@ -86,13 +86,20 @@ impl Destination {
         if output.as_os_str() == "-" {
             return Ok(Destination::Stdout);
         }
-        let path = follow_links(output).map_err(|e| Failure::at(output, format!("cannot write output: {e}")))?;
-        match fs::metadata(&path) {
+        let fail = |e: io::Error| Failure::at(output, format!("cannot write output: {e}"));
+        // What exists is resolved by the system, links and all (`/dev/stdout` leads to
+        // a pipe that has no path); only a target that does not exist yet is found by
+        // following the links by hand, to create it where the last one points.
+        match fs::metadata(output) {
             Ok(meta) if meta.is_dir() => Err(Failure::at(output, "output is a directory")),
-            Ok(meta) if meta.is_file() => Ok(Destination::File { path, existing: Some(meta) }),
-            Ok(_) => Ok(Destination::InPlace(path)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Destination::File { path, existing: None }),
-            Err(e) => Err(Failure::at(output, format!("cannot write output: {e}"))),
+            Ok(meta) if meta.is_file() => {
+                Ok(Destination::File { path: fs::canonicalize(output).map_err(fail)?, existing: Some(meta) })
+            }
+            Ok(_) => Ok(Destination::InPlace(output.to_owned())),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                Ok(Destination::File { path: follow_links(output).map_err(fail)?, existing: None })
+            }
+            Err(e) => Err(fail(e)),
         }
     }
 
@@ -105,9 +112,13 @@ impl Destination {
         }
     }
 
-    /// Whether the output is standard output.
+    /// Whether the output is standard output: `-`, or a name for the same file or
+    /// pipe (`/dev/stdout`, or the file standard output is redirected to).
     pub fn is_stdout(&self) -> bool {
-        matches!(self, Destination::Stdout)
+        match self {
+            Destination::Stdout => true,
+            _ => self.identity().is_some_and(|id| Identity::of_stdout() == Some(id)),
+        }
     }
 
     /// Opens the output for writing. Nothing visible changes for a regular file until
