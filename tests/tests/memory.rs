@@ -132,11 +132,11 @@ fn the_estimate_covers_the_peak_on_every_shape() {
     };
     let shapes = [
         shape("chain of 5,000 bones", 5_000, 4, |b| b - 1, 50, false, 0.01),
-        shape("2,000 bones, flat", 2_000, 40, |_| 0, 1, false, 0.01),
-        shape("3 bones, 50,000 samples", 3, 50_000, |b| b - 1, 1, false, 0.01),
-        shape("noise, 20 bones", 20, 2_000, |b| b / 2, 1, true, 1e-5),
+        shape("2,000 bones, flat", 2_000, 24, |_| 0, 1, false, 0.01),
+        shape("3 bones, 30,000 samples", 3, 30_000, |b| b - 1, 1, false, 0.01),
+        shape("noise, 20 bones", 20, 1_000, |b| b / 2, 1, true, 1e-5),
         shape("one sample, 10,000 bones", 10_000, 1, |b| b / 3, 1, false, 0.01),
-        shape("binary tree, 511 bones", 511, 200, |b| (b - 1) / 2, 1, false, 0.01),
+        shape("binary tree, 511 bones", 511, 100, |b| (b - 1) / 2, 1, false, 0.01),
     ];
     for s in &shapes {
         let (name, bones, samples) = (s.name, s.bones, s.samples);
