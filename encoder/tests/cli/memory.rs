@@ -100,3 +100,49 @@ fn endless_and_binary_inputs_are_cut_short() {
     assert!(stderr(&o).contains("truncated") || stderr(&o).contains("bytes"), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+/// `decompress` streams: a clip of 2²¹ samples (a few megabytes of `.ossa`, written
+/// here directly: one bone at rest) decodes to 125 MB of text under an address-space
+/// cap of 200 MB, where holding the decoded clip (168 MB) and its text at once could
+/// not fit.
+#[cfg(unix)]
+#[test]
+fn decompress_streams_whatever_the_sample_count() {
+    use ossa_decoder::format::{self, SubTrackClass, SubTrackKind, DEFAULT_SEGMENT_LEN};
+    use ossa_encoder::compress::sub_track::SubTrack;
+    use ossa_encoder::compress::writer::{write, ClipShape};
+
+    let samples: u32 = 1 << 21;
+    let tracks: Vec<SubTrack> = SubTrackKind::ALL
+        .iter()
+        .map(|&kind| SubTrack {
+            kind,
+            bone: 0,
+            class: SubTrackClass::Default,
+            components: 3,
+            constant: [0.0; 4],
+            clip_min: [0.0; 4],
+            clip_extent: [0.0; 4],
+            raw_only: false,
+            class_error: 0.0,
+        })
+        .collect();
+    let segments = vec![vec![None; 3]; format::segment_count(samples, DEFAULT_SEGMENT_LEN) as usize];
+    let shape = ClipShape { sample_count: samples, sample_rate: 30.0, segment_len: DEFAULT_SEGMENT_LEN };
+    let bytes = write(&shape, &tracks, &segments, None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let packed = dir.path().join("still.ossa");
+    fs::write(&packed, &bytes).unwrap();
+
+    let o = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 200000; exec \"$0\" decompress \"$1\" -o -"])
+        .arg(env!("CARGO_BIN_EXE_ossa"))
+        .arg(&packed)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 bones, 2097152 samples"), "{}", stderr(&o));
+    let text_bytes: u64 = stderr(&o).split(", ").last().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(text_bytes > 120_000_000, "{text_bytes} B of text");
+}
