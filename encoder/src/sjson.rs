@@ -88,6 +88,8 @@ pub struct Key {
 /// reads.
 #[derive(Clone, Debug)]
 pub struct Reader<'a> {
+    /// The text, as a `str` for slicing tokens and as bytes for scanning.
+    source: &'a str,
     text: &'a [u8],
     offset: usize,
     line: u32,
@@ -102,7 +104,7 @@ impl<'a> Reader<'a> {
     /// first line are counted after it, as editors show them).
     pub fn new(text: &'a str) -> Reader<'a> {
         let start = if text.as_bytes().starts_with(BOM) { BOM.len() } else { 0 };
-        Reader { text: text.as_bytes(), offset: start, line: 1, line_start: start }
+        Reader { source: text, text: text.as_bytes(), offset: start, line: 1, line_start: start }
     }
 
     /// Where the reader stands.
@@ -327,7 +329,12 @@ impl<'a> Reader<'a> {
                 self.string()?;
             }
             ValueKind::Number => {
-                self.number()?;
+                // Checked, not converted: the first pass over a clip skips millions.
+                let start = self.position();
+                let token = self.number_token();
+                if !is_number(token) {
+                    return Err(self.error_at(start, format!("malformed number '{}'", crate::message::name(token))));
+                }
             }
             ValueKind::Word => {
                 self.word();
@@ -343,8 +350,25 @@ impl<'a> Reader<'a> {
         while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-') {
             self.bump();
         }
-        // Only ASCII was consumed.
-        std::str::from_utf8(&self.text[start..self.offset]).unwrap_or_default()
+        // Only ASCII was consumed: both ends are character boundaries.
+        self.source.get(start..self.offset).unwrap_or_default()
+    }
+
+    /// The characters of a number token (none of them a newline), consumed.
+    fn number_token(&mut self) -> &'a str {
+        let start = self.offset;
+        if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
+            self.offset += 2;
+            while matches!(self.peek(), Some(c) if c.is_ascii_hexdigit()) {
+                self.offset += 1;
+            }
+        } else {
+            while matches!(self.peek(), Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'))
+            {
+                self.offset += 1;
+            }
+        }
+        self.source.get(start..self.offset).unwrap_or_default()
     }
 
     /// A number: decimal (`-1.5e2`) or hexadecimal integer (`0xFFFFFFFF`, which ACL
@@ -352,23 +376,15 @@ impl<'a> Reader<'a> {
     pub fn number(&mut self) -> Result<f64, SyntaxError> {
         self.skip_trivia()?;
         let start = self.position();
-        if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
-            self.bump();
-            self.bump();
-            let digits = self.offset;
-            while matches!(self.peek(), Some(c) if c.is_ascii_hexdigit()) {
-                self.bump();
-            }
-            let text = std::str::from_utf8(&self.text[digits..self.offset]).unwrap_or_default();
-            return u64::from_str_radix(text, 16)
-                .map(|v| v as f64)
-                .map_err(|_| self.error_at(start, "malformed hexadecimal number"));
-        }
-        while matches!(self.peek(), Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
-            self.bump();
-        }
-        let text = std::str::from_utf8(&self.text[start.offset..self.offset]).unwrap_or_default();
-        text.parse::<f64>().map_err(|_| self.error_at(start, format!("malformed number '{text}'")))
+        let token = self.number_token();
+        let value = match token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
+            Some(digits) => u64::from_str_radix(digits, 16).map(|v| v as f64).ok(),
+            None => token.parse::<f64>().ok(),
+        };
+        value.ok_or_else(|| match token.get(..2) {
+            Some("0x" | "0X") => self.error_at(start, "malformed hexadecimal number"),
+            _ => self.error_at(start, format!("malformed number '{}'", crate::message::name(token))),
+        })
     }
 
     /// A quoted string, escapes decoded.
@@ -411,6 +427,39 @@ impl<'a> Reader<'a> {
         // The text is a `str` and only whole escapes were replaced: still UTF-8.
         String::from_utf8(out).map_err(|_| self.error_at(start, "string is not valid UTF-8"))
     }
+}
+
+/// Whether `token` (from [`Reader::number_token`]) reads as a number: what
+/// [`Reader::number`] accepts, checked without converting.
+fn is_number(token: &str) -> bool {
+    if let Some(digits) = token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
+        return !digits.is_empty() && digits.len() <= 16;
+    }
+    let b = token.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut mantissa = digits(&mut i);
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        mantissa += digits(&mut i);
+    }
+    if mantissa == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 /// Checks the syntax of a whole document: members at the top level (optionally
@@ -470,6 +519,21 @@ mod tests {
         r.next_member(None).unwrap().unwrap();
         assert_eq!(r.number().unwrap(), 4294967295.0);
         assert!(r.next_member(None).unwrap().is_none());
+    }
+
+    #[test]
+    fn skipping_checks_numbers_as_reading_does() {
+        for token in ["1", "-1.5e2", "+.5", "5.", "1E-300", "0x1F", "0XFFFFFFFF", "1e999"] {
+            assert!(is_number(token), "{token}");
+            assert!(Reader::new(token).number().is_ok(), "{token}");
+        }
+        for token in ["1.2.3", "-", ".", "1e", "1e+", "--1", "1-2", "0x", "0x12345678901234567", "e5"] {
+            assert!(!is_number(token), "{token}");
+            let mut r = Reader::new(token);
+            if r.peek_value() == Ok(ValueKind::Number) {
+                assert!(r.number().is_err(), "{token}");
+            }
+        }
     }
 
     #[test]
