@@ -36,17 +36,7 @@ fn classify_one(
 ) -> SubTrack {
     let part = kind as usize;
     let all = 0..reference.sample_count;
-    let mut track = SubTrack {
-        kind,
-        bone,
-        class: SubTrackClass::Animated,
-        components: 3,
-        constant: [0.0; 4],
-        clip_min: [0.0; 4],
-        clip_extent: [0.0; 4],
-        raw_only: false,
-        class_error: 0.0,
-    };
+    let mut track = SubTrack::new(kind, bone, SubTrackClass::Animated);
     if kind == SubTrackKind::Rotation {
         let limit = precision * DROP_W_BUDGET;
         let dropped = reference

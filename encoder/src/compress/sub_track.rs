@@ -62,6 +62,21 @@ pub fn default_value(kind: SubTrackKind) -> Lane4 {
 }
 
 impl SubTrack {
+    /// A sub-track of `bone` in `class`, three components, no constant or ranges yet.
+    pub fn new(kind: SubTrackKind, bone: usize, class: SubTrackClass) -> SubTrack {
+        SubTrack {
+            kind,
+            bone,
+            class,
+            components: 3,
+            constant: [0.0; 4],
+            clip_min: [0.0; 4],
+            clip_extent: [0.0; 4],
+            raw_only: false,
+            class_error: 0.0,
+        }
+    }
+
     /// Part index of this sub-track in [`super::reference::LocalValues`].
     pub fn part(&self) -> usize {
         self.kind as usize

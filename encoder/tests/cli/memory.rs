@@ -113,20 +113,8 @@ fn decompress_streams_whatever_the_sample_count() {
     use ossa_encoder::compress::writer::{write, ClipShape};
 
     let samples: u32 = 1 << 21;
-    let tracks: Vec<SubTrack> = SubTrackKind::ALL
-        .iter()
-        .map(|&kind| SubTrack {
-            kind,
-            bone: 0,
-            class: SubTrackClass::Default,
-            components: 3,
-            constant: [0.0; 4],
-            clip_min: [0.0; 4],
-            clip_extent: [0.0; 4],
-            raw_only: false,
-            class_error: 0.0,
-        })
-        .collect();
+    let tracks: Vec<SubTrack> =
+        SubTrackKind::ALL.iter().map(|&kind| SubTrack::new(kind, 0, SubTrackClass::Default)).collect();
     let segments = vec![vec![None; 3]; format::segment_count(samples, DEFAULT_SEGMENT_LEN) as usize];
     let shape = ClipShape { sample_count: samples, sample_rate: 30.0, segment_len: DEFAULT_SEGMENT_LEN };
     let bytes = write(&shape, &tracks, &segments, None).unwrap();
