@@ -37,31 +37,27 @@ impl AlignedBytes {
         Ok(AlignedBytes { blocks, len: bytes.len() })
     }
 
-    /// Reads everything `source` gives, up to `limit` bytes, into an aligned buffer.
-    /// Returns `Ok(None)` when the source holds more than `limit` bytes (it is not read
-    /// past `limit + 1`), so that a stream of any length is read in bounded memory.
-    pub fn read_from(source: &mut impl Read, limit: u64) -> io::Result<Option<AlignedBytes>> {
+    /// Reads what `source` gives, at most `limit` bytes, into an aligned buffer: a
+    /// stream of any length is read in bounded memory.
+    pub fn read_from(source: impl Read, limit: u64) -> io::Result<AlignedBytes> {
         const CHUNK: usize = 1 << 16;
         let mut out = AlignedBytes::default();
-        let mut taken = source.take(limit.saturating_add(1));
+        let mut taken = source.take(limit);
         loop {
             let start = out.len;
             let blocks = (start + CHUNK).div_ceil(16);
             out.blocks.try_reserve(blocks.saturating_sub(out.blocks.len())).map_err(io::Error::other)?;
             out.blocks.resize(blocks, Block::default());
             let buffer = &mut bytemuck::cast_slice_mut::<Block, u8>(&mut out.blocks)[start..start + CHUNK];
-            let n = match taken.read(buffer) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            match taken.read(buffer) {
+                Ok(0) => break,
+                Ok(n) => out.len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
-            };
-            out.len += n;
-            if n == 0 {
-                break;
             }
         }
         out.blocks.truncate(out.len.div_ceil(16));
-        Ok((out.len as u64 <= limit).then_some(out))
+        Ok(out)
     }
 
     /// The bytes.

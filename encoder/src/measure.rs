@@ -4,7 +4,7 @@
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 
 use crate::compress::reference::Reference;
-use crate::error_metric::{vertex_error, Affine};
+use crate::error_metric::Affine;
 use crate::memory::{self, OutOfMemory};
 
 /// Why a buffer could not be measured.
@@ -86,7 +86,7 @@ pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<Er
                 Some(p) => object[p].then(&local),
                 None => local,
             };
-            let e = vertex_error(&reference.vertices(s, b), &object[b].vertices(reference.shells[b]));
+            let e = reference.error(s, b, &object[b]);
             if e > stats.max_error || stats.worst.is_none() {
                 stats.max_error = stats.max_error.max(e);
                 stats.worst = Some((b, s));

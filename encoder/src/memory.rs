@@ -55,29 +55,33 @@ pub fn bytes(count: u64) -> String {
     bytesize::ByteSize::b(count).display().iec().to_string()
 }
 
+/// Bytes of the raw clip per transform sample: a quaternion and two vectors in `f64`.
+const RAW: u64 = (size_of::<[f64; 4]>() + 2 * size_of::<[f64; 3]>()) as u64;
+/// Bytes of the reference per transform sample: local values, their affine form,
+/// object-space transforms.
+const REFERENCE: u64 = crate::compress::reference::BYTES_PER_TRANSFORM_SAMPLE;
+const _: () = assert!(RAW == 80 && REFERENCE == 240, "update the figures in the docs and README");
+
 /// Bytes the compressor holds per transform sample (one bone at one sample), at
 /// most: the raw clip in `f64` (80), the reference (240: local values, their affine
 /// form, object-space transforms), the segments' quantised values and tables (56:
 /// up to three sub-tracks of 16 bytes, plus per-segment entries), the error of every
 /// sample for the percentile (4), and the output and its aligned copy (80, when every
 /// value is stored raw). Measured peaks are below it; see `tests/tests/memory.rs`.
-pub const COMPRESS_BYTES_PER_TRANSFORM_SAMPLE: u64 = 80 + 240 + 56 + 4 + 80;
+pub const COMPRESS_BYTES_PER_TRANSFORM_SAMPLE: u64 = RAW + REFERENCE + 56 + 4 + 80;
 
 /// Bytes held while reading a text clip, per transform sample: the raw clip (on top
 /// of the text itself).
-pub const READ_BYTES_PER_TRANSFORM_SAMPLE: u64 = 80;
+pub const READ_BYTES_PER_TRANSFORM_SAMPLE: u64 = RAW;
 
 /// Bytes per bone besides its samples: name, hierarchy, sub-track descriptions,
 /// lookup tables.
 pub const BYTES_PER_BONE: u64 = 1024;
 
-/// Each thread of the bit-rate search works on one segment at a time and holds its
-/// local, affine and object-space transforms (240 bytes per bone per segment
-/// sample) plus per-bone scratch.
-const SEARCH_BYTES_PER_BONE_SAMPLE: u64 = 240;
+/// Each thread of the bit-rate search works on one segment at a time and holds the
+/// same three transforms as the reference for each bone and segment sample, plus
+/// per-bone scratch.
 const SEARCH_BYTES_PER_BONE: u64 = 512;
-/// The most samples a segment holds.
-const MAX_SEGMENT_SAMPLES: u64 = 31;
 
 /// Fixed costs: the program, thread stacks, buffers.
 pub const BASE_BYTES: u64 = 16 << 20;
@@ -88,11 +92,8 @@ pub const BASE_BYTES: u64 = 16 << 20;
 pub fn compress_estimate(bones: u64, samples: u64, text_bytes: u64, threads: u64) -> u64 {
     let n = bones.saturating_mul(samples);
     let reading = text_bytes.saturating_add(n.saturating_mul(READ_BYTES_PER_TRANSFORM_SAMPLE));
-    let segment = samples.min(MAX_SEGMENT_SAMPLES);
-    let search = threads
-        .max(1)
-        .saturating_mul(bones)
-        .saturating_mul(segment * SEARCH_BYTES_PER_BONE_SAMPLE + SEARCH_BYTES_PER_BONE);
+    let segment = samples.min(crate::compress::sub_track::MAX_SEGMENT_SAMPLES as u64);
+    let search = threads.max(1).saturating_mul(bones).saturating_mul(segment * REFERENCE + SEARCH_BYTES_PER_BONE);
     let compressing = n.saturating_mul(COMPRESS_BYTES_PER_TRANSFORM_SAMPLE).saturating_add(search);
     reading.max(compressing).saturating_add(bones.saturating_mul(BYTES_PER_BONE)).saturating_add(BASE_BYTES)
 }

@@ -8,6 +8,7 @@
 //! declares, and a huge declared count is refused before anything is allocated for it.
 
 use std::collections::HashMap;
+use std::fmt;
 
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
 
@@ -200,7 +201,7 @@ impl<'a> ClipReader<'a> {
     }
 
     /// Checks that the next value is of `kind`; returns its position.
-    fn expect(&mut self, kind: ValueKind, what: &str) -> Result<Position, ImportError> {
+    fn expect(&mut self, kind: ValueKind, what: impl fmt::Display) -> Result<Position, ImportError> {
         let found = self.r.peek_value()?;
         let at = self.r.position();
         if found != kind {
@@ -210,7 +211,7 @@ impl<'a> ClipReader<'a> {
     }
 
     /// A number, or the 16 hexadecimal digits of a double (binary-exact files).
-    fn number(&mut self, what: &str) -> Result<f64, ImportError> {
+    fn number(&mut self, what: impl fmt::Display) -> Result<f64, ImportError> {
         let found = self.r.peek_value()?;
         let at = self.r.position();
         match found {
@@ -228,7 +229,7 @@ impl<'a> ClipReader<'a> {
     }
 
     /// A quoted string or a bare word.
-    fn string(&mut self, what: &str) -> Result<String, ImportError> {
+    fn string(&mut self, what: impl fmt::Display) -> Result<String, ImportError> {
         match self.r.peek_value()? {
             ValueKind::String => Ok(self.r.string()?),
             ValueKind::Word => Ok(self.r.word().to_owned()),
@@ -239,8 +240,9 @@ impl<'a> ClipReader<'a> {
         }
     }
 
-    /// A list of exactly `N` numbers.
-    fn vector<const N: usize>(&mut self, what: &str) -> Result<[f64; N], ImportError> {
+    /// A list of exactly `N` numbers. `what` names it in messages (formatted only
+    /// for an error: this runs for every sample of a clip).
+    fn vector<const N: usize>(&mut self, what: impl fmt::Display + Copy) -> Result<[f64; N], ImportError> {
         let at = self.expect(ValueKind::Array, what)?;
         self.r.begin_array()?;
         let mut out = [0.0; N];
@@ -478,15 +480,15 @@ impl<'a> ClipReader<'a> {
         count: usize,
         at: Position,
     ) -> Result<Vec<[f64; N]>, ImportError> {
-        self.expect(ValueKind::Array, &format!("bone '{}': {key}", shown(bone)))?;
+        self.expect(ValueKind::Array, format_args!("bone '{}': {key}", shown(bone)))?;
         self.r.begin_array()?;
         let mut out = memory::with_capacity(count, "the samples").map_err(|e| ImportError::whole(e.to_string()))?;
         let mut found = 0usize;
         while self.r.next_item()? {
             if found < count {
                 let item_at = self.r.position();
-                let what = format!("bone '{}': {key} sample {found}", shown(bone));
-                let v = self.vector::<N>(&what)?;
+                let what = SampleLabel { bone, key, index: found };
+                let v = self.vector::<N>(what)?;
                 if !v.iter().all(|c| c.is_finite()) {
                     return Err(self.fail(item_at, format!("{what}: value is NaN or infinite")));
                 }
@@ -505,6 +507,20 @@ impl<'a> ClipReader<'a> {
             );
         }
         Ok(out)
+    }
+}
+
+/// How messages name one sample: "bone 'arm': rotations sample 12".
+#[derive(Clone, Copy)]
+struct SampleLabel<'b> {
+    bone: &'b str,
+    key: &'b str,
+    index: usize,
+}
+
+impl fmt::Display for SampleLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bone '{}': {} sample {}", shown(self.bone), self.key, self.index)
     }
 }
 

@@ -66,16 +66,6 @@ impl Hierarchy {
         Hierarchy { parents: parents.to_vec(), order, start, end }
     }
 
-    /// Number of bones.
-    pub fn len(&self) -> usize {
-        self.parents.len()
-    }
-
-    /// Whether there are no bones.
-    pub fn is_empty(&self) -> bool {
-        self.parents.is_empty()
-    }
-
     /// The parent of `bone`.
     pub fn parent(&self, bone: usize) -> Option<usize> {
         self.parents[bone]
@@ -89,22 +79,6 @@ impl Hierarchy {
     /// `bone`, its parent, and so on up to its root.
     pub fn chain(&self, bone: usize) -> impl Iterator<Item = usize> + '_ {
         std::iter::successors(Some(bone), move |&b| self.parents[b])
-    }
-
-    /// Fills `path` with the bones strictly below `ancestor` down to `bone`, from
-    /// the top (the child of `ancestor`) to `bone` itself. Empty when they are the
-    /// same bone; `false` when `ancestor` is not on `bone`'s chain.
-    pub fn path_below(&self, ancestor: usize, bone: usize, path: &mut Vec<usize>) -> bool {
-        path.clear();
-        for b in self.chain(bone) {
-            if b == ancestor {
-                path.reverse();
-                return true;
-            }
-            path.push(b);
-        }
-        path.clear();
-        false
     }
 }
 
@@ -123,11 +97,6 @@ mod tests {
         assert_eq!(h.subtree(5), &[5]);
         assert_eq!(h.subtree(6), &[6, 7]);
         assert_eq!(h.chain(5).collect::<Vec<_>>(), vec![5, 4, 2, 0]);
-        let mut path = Vec::new();
-        assert!(h.path_below(0, 5, &mut path));
-        assert_eq!(path, vec![2, 4, 5]);
-        assert!(h.path_below(5, 5, &mut path) && path.is_empty());
-        assert!(!h.path_below(1, 5, &mut path));
     }
 
     #[test]

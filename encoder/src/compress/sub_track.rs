@@ -9,7 +9,7 @@ use ossa_decoder::quantization::{decode_component, rotation_from_components};
 use super::reference::{Lane4, Reference};
 
 /// The most samples a segment holds (the last one takes the remainder).
-const MAX_SEGMENT_SAMPLES: usize = 2 * MAX_SEGMENT_LEN as usize - 1;
+pub const MAX_SEGMENT_SAMPLES: usize = 2 * MAX_SEGMENT_LEN as usize - 1;
 
 /// The bit rates a segment may give a sub-track, from cheapest to exact.
 pub const LADDER: [u8; 26] =

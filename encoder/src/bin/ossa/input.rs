@@ -237,8 +237,7 @@ impl Input {
         if !limit.allows(wanted) {
             return Err(Failure::at(&self.shown, limit.refusal("reading this clip", wanted)));
         }
-        let mut all = io::Cursor::new(header).chain((&mut self.source).take(wanted.saturating_sub(HEADER_SIZE as u64)));
-        AlignedBytes::read_from(&mut all, wanted).map_err(fail)?.ok_or_else(|| fail(io::Error::other("too long")))
+        AlignedBytes::read_from(io::Cursor::new(header).chain(&mut self.source), wanted).map_err(fail)
     }
 }
 

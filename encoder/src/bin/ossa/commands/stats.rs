@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use ossa_encoder::measure::ErrorStats;
 use ossa_encoder::message::{number, path as shown};
 use ossa_encoder::{compress, Settings};
 use serde_json::{json, Value};
@@ -16,13 +17,45 @@ use crate::memory_limit::MemoryLimit;
 /// What one clip gave.
 struct Row {
     path: PathBuf,
-    json: Value,
     raw: u64,
     compressed: u64,
     seconds: f64,
-    max_error: f64,
+    /// Bone × sample pairs measured.
     pairs: f64,
-    within: f64,
+    errors: ErrorStats,
+}
+
+impl Row {
+    fn ratio(&self) -> f64 {
+        self.raw as f64 / self.compressed.max(1) as f64
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "clip": self.path.display().to_string(),
+            "raw_bytes": self.raw,
+            "compressed_bytes": self.compressed,
+            "ratio": self.ratio(),
+            "max_error": self.errors.max_error,
+            "p99_error": self.errors.p99_error,
+            "within_precision": self.errors.within_precision,
+            "seconds": self.seconds,
+        })
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "{:<40} raw {:>8} B  compressed {:>7} B  ratio {:>6.2}  max {:.5}  p99 {:.5}  within {:>6.2}%  {:.3} s",
+            shown(&self.path),
+            self.raw,
+            self.compressed,
+            self.ratio(),
+            self.errors.max_error,
+            self.errors.p99_error,
+            self.errors.within_precision * 100.0,
+            self.seconds
+        )
+    }
 }
 
 pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
@@ -40,7 +73,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
         match one(&path, &settings, limit) {
             Ok(row) => {
                 if !json {
-                    say(text_row(&row))?;
+                    say(row.text())?;
                 }
                 rows.push(row);
             }
@@ -52,9 +85,10 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
     let raw: u64 = rows.iter().map(|r| r.raw).sum();
     let compressed: u64 = rows.iter().map(|r| r.compressed).sum();
     let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
-    let worst = rows.iter().fold(0.0f64, |m, r| m.max(r.max_error));
+    let worst = rows.iter().fold(0.0f64, |m, r| m.max(r.errors.max_error));
     let pairs: f64 = rows.iter().map(|r| r.pairs).sum();
-    let within = if pairs > 0.0 { rows.iter().map(|r| r.within).sum::<f64>() / pairs } else { 1.0 };
+    let within_pairs: f64 = rows.iter().map(|r| r.pairs * r.errors.within_precision).sum();
+    let within = if pairs > 0.0 { within_pairs / pairs } else { 1.0 };
     let ratio = raw as f64 / compressed.max(1) as f64;
     if json {
         let failed: Vec<Value> = failures
@@ -69,7 +103,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
             .collect();
         say(json!({
             "precision": precision,
-            "clips": rows.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
+            "clips": rows.iter().map(Row::json).collect::<Vec<_>>(),
             "total": {
                 "clips": rows.len(),
                 "raw_bytes": raw,
@@ -138,41 +172,12 @@ fn one(path: &Path, settings: &Settings, limit: &MemoryLimit) -> Result<Row, Fai
     let started = Instant::now();
     let result = compress(&clip, settings).map_err(|e| Failure::at(path, e))?;
     let seconds = started.elapsed().as_secs_f64();
-    let raw = clip.raw_bytes();
-    let e = &result.errors;
-    let pairs = (clip.bones.len() * clip.sample_count) as f64;
     Ok(Row {
         path: path.to_owned(),
-        json: json!({
-            "clip": path.display().to_string(),
-            "raw_bytes": raw,
-            "compressed_bytes": result.compressed_bytes,
-            "ratio": raw as f64 / result.compressed_bytes as f64,
-            "max_error": e.max_error,
-            "p99_error": e.p99_error,
-            "within_precision": e.within_precision,
-            "seconds": seconds,
-        }),
-        raw,
+        raw: clip.raw_bytes(),
         compressed: result.compressed_bytes as u64,
         seconds,
-        max_error: e.max_error,
-        pairs,
-        within: pairs * e.within_precision,
+        pairs: (clip.bones.len() * clip.sample_count) as f64,
+        errors: result.errors,
     })
-}
-
-fn text_row(row: &Row) -> String {
-    let j = &row.json;
-    format!(
-        "{:<40} raw {:>8} B  compressed {:>7} B  ratio {:>6.2}  max {:.5}  p99 {:.5}  within {:>6.2}%  {:.3} s",
-        shown(&row.path),
-        row.raw,
-        row.compressed,
-        row.raw as f64 / row.compressed.max(1) as f64,
-        row.max_error,
-        j["p99_error"].as_f64().unwrap_or_default(),
-        j["within_precision"].as_f64().unwrap_or_default() * 100.0,
-        row.seconds
-    )
 }
