@@ -9,12 +9,12 @@ use zerocopy::FromBytes;
 use crate::bytes::{aligned_section, f32_at, u32_at};
 use crate::error::{Error, Section};
 use crate::format::{
-    self, ClipHeader, SegmentEntry, SubTrackClass, SubTrackKind, ADDITIVE_NONE, ALIGNMENT, BIT_READ_SLACK,
-    FLAG_HAS_METADATA, HEADER_SIZE, KIND_TRANSFORMS, KNOWN_FLAGS, MAGIC, MAX_BONES, MAX_SAMPLES, MAX_SEGMENT_LEN,
-    SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
+    self, ClipHeader, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT,
+    BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, KNOWN_FLAGS, MAGIC, MAX_BONES,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::metadata::Metadata;
-use crate::track_table::TrackTable;
+use crate::track_lists::{popcount, TrackLists};
 
 /// A validated compressed clip borrowing the caller's bytes. Cheap to copy.
 #[derive(Clone, Copy, Debug)]
@@ -27,23 +27,20 @@ pub struct Clip<'a> {
     pub(crate) sample_rate: f32,
     pub(crate) segment_count: u32,
     pub(crate) segment_len: u8,
-    /// Sub-track classes and rotation formats.
-    pub(crate) tracks: TrackTable<'a>,
+    /// The bone bit sets of the sub-track lists.
+    pub(crate) lists: TrackLists<'a>,
     pub(crate) constants_offset: usize,
     pub(crate) ranges_offset: usize,
     pub(crate) segments_offset: usize,
+    /// Sub-tracks in each bit set ([`format::bitset_index`]).
+    pub(crate) counts: [u32; BITSET_COUNT],
     /// Number of animated sub-tracks.
     pub(crate) animated_count: u32,
     /// Number of components over all animated sub-tracks.
     pub(crate) animated_components: u32,
+    /// Bytes of each segment's frame directory.
+    pub(crate) frame_directory_len: u32,
     pub(crate) metadata: Option<Metadata<'a>>,
-}
-
-/// Counts gathered while walking the track descriptions.
-struct TrackCounts {
-    constant_components: u64,
-    animated_count: u32,
-    animated_components: u32,
 }
 
 impl<'a> Clip<'a> {
@@ -109,36 +106,39 @@ impl<'a> Clip<'a> {
             return Err(Error::BadSampleRate);
         }
 
-        // Track descriptions: two-bit classes, then one-bit rotation formats.
+        // Track descriptions: eight bone bit sets, then their rank directories.
         let bones = bone_count as usize;
-        let class_len = format::class_table_len(bones);
-        let format_len = format::rotation_format_table_len(bones);
-        let tracks = aligned_section(
+        let section = aligned_section(
             bytes,
             header.tracks_offset.get(),
-            class_len.saturating_add(format_len) as u64,
+            format::track_section_len(bones) as u64,
             Section::Tracks,
         )?;
-        let tracks = TrackTable::new(tracks, bones);
-        let counts = count_tracks(&tracks, bones)?;
+        let lists = TrackLists::new(section, bones);
+        let counts = validate_lists(&lists)?;
+        let count = |animated: bool, list: TrackList| {
+            u64::from(counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0))
+        };
+        let components = |animated: bool| -> u64 {
+            TrackList::ALL.iter().map(|&l| count(animated, l).saturating_mul(u64::from(l.components()))).sum()
+        };
 
         let constants = aligned_section(
             bytes,
             header.constants_offset.get(),
-            counts.constant_components.saturating_mul(4),
+            components(false).saturating_mul(4),
             Section::Constants,
         )?;
         if constants.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
             return Err(Error::BadValue(Section::Constants));
         }
 
-        let ranges = aligned_section(
-            bytes,
-            header.ranges_offset.get(),
-            u64::from(counts.animated_components) * 8,
-            Section::Ranges,
-        )?;
-        validate_ranges(ranges, &tracks)?;
+        // At most 3 × 65,535 sub-tracks of at most 4 components: these fit in u32.
+        let animated_count = TrackList::ALL.iter().map(|&l| count(true, l)).sum::<u64>() as u32;
+        let animated_components = components(true) as u32;
+        let ranges =
+            aligned_section(bytes, header.ranges_offset.get(), components(true).saturating_mul(8), Section::Ranges)?;
+        validate_ranges(ranges, &counts)?;
 
         let mut clip = Clip {
             bytes,
@@ -148,12 +148,14 @@ impl<'a> Clip<'a> {
             sample_rate,
             segment_count,
             segment_len,
-            tracks,
+            lists,
             constants_offset: header.constants_offset.get() as usize,
             ranges_offset: header.ranges_offset.get() as usize,
             segments_offset: header.segments_offset.get() as usize,
-            animated_count: counts.animated_count,
-            animated_components: counts.animated_components,
+            counts,
+            animated_count,
+            animated_components,
+            frame_directory_len: format::frame_directory_len(animated_count as usize) as u32,
             metadata: None,
         };
         clip.validate_segments()?;
@@ -193,17 +195,8 @@ impl<'a> Clip<'a> {
             }
             let header_len = self.segment_header_len();
             let data = aligned_section(self.bytes, entry.data_offset.get(), header_len, Section::Segment(index))?;
-            // Every bit rate must be valid and the frame size must match them.
-            let mut frame_bits: u64 = 0;
-            let mut animated = 0u32;
-            for (components, &bits) in self.tracks.animated().zip(data) {
-                if !format::is_valid_bit_rate(bits) {
-                    return Err(Error::BadBitRate { segment: index, sub_track: animated, bits });
-                }
-                // At most 3 × 65,535 sub-tracks × 4 components × 32 bits: no overflow.
-                frame_bits = frame_bits.saturating_add(u64::from(bits).saturating_mul(u64::from(components)));
-                animated = animated.saturating_add(1);
-            }
+            let (directory, rates) = data.split_at((self.frame_directory_len as usize).min(data.len()));
+            let frame_bits = self.validate_bit_rates(index, directory, rates)?;
             if frame_bits != u64::from(entry.frame_bits.get()) {
                 return Err(Error::BadSegment(index));
             }
@@ -219,33 +212,97 @@ impl<'a> Clip<'a> {
         Ok(())
     }
 
-    /// Bytes before a segment's samples: one bit rate per animated sub-track, then
-    /// (with more than one segment) two range bytes per animated component.
+    /// Checks one segment's bit rates (every one allowed) and frame directory (each
+    /// entry the bit offset of the first sub-track of its block), and returns the bits
+    /// of one key frame. One pass over the rates: linear in the segment's metadata.
+    fn validate_bit_rates(&self, index: u32, directory: &[u8], rates: &[u8]) -> Result<u64, Error> {
+        let (rot4_start, rot4_end) = self.rotation4_span();
+        let mut frame_bits: u64 = 0;
+        for (i, &bits) in rates.iter().enumerate().take(self.animated_count as usize) {
+            if !format::is_valid_bit_rate(bits) {
+                return Err(Error::BadBitRate { segment: index, sub_track: i as u32, bits });
+            }
+            if i > 0 && i % FRAME_BLOCK == 0 {
+                let entry = u32_at(directory, (i / FRAME_BLOCK).saturating_sub(1).saturating_mul(4));
+                if entry.map(u64::from) != Some(frame_bits) {
+                    return Err(Error::BadDirectory(Section::Segment(index)));
+                }
+            }
+            let components = if (rot4_start..rot4_end).contains(&(i as u32)) { 4 } else { 3 };
+            // At most 3 × 65,535 sub-tracks × 4 components × 32 bits: no overflow.
+            frame_bits = frame_bits.saturating_add(u64::from(bits).saturating_mul(components));
+        }
+        Ok(frame_bits)
+    }
+
+    /// Bytes before a segment's samples: the frame directory, one bit rate per
+    /// animated sub-track, then (with more than one segment) two range bytes per
+    /// animated component.
     #[inline]
     pub(crate) fn segment_header_len(&self) -> u64 {
         let ranges = if self.segment_count > 1 { u64::from(self.animated_components).saturating_mul(2) } else { 0 };
-        u64::from(self.animated_count).saturating_add(ranges)
+        u64::from(self.frame_directory_len).saturating_add(u64::from(self.animated_count)).saturating_add(ranges)
     }
 
-    /// The class of one sub-track (validated, so never the invalid code).
+    /// Sub-tracks in the constant (or animated) bit set of `list`.
     #[inline]
-    pub(crate) fn class(&self, kind: SubTrackKind, bone: usize) -> SubTrackClass {
-        self.tracks.class(kind, bone)
+    pub(crate) fn count(&self, animated: bool, list: TrackList) -> u32 {
+        self.counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0)
     }
 
-    /// Components stored for one sub-track: 4 for a full-quaternion rotation, else 3.
+    /// Indices `[start, end)`, among the animated sub-tracks, of the rotations stored
+    /// with four components (the only list whose component count is not 3).
     #[inline]
-    pub(crate) fn components(&self, kind: SubTrackKind, bone: usize) -> u32 {
-        self.tracks.components(kind, bone)
+    pub(crate) fn rotation4_span(&self) -> (u32, u32) {
+        let start = self.count(true, TrackList::Rotation3);
+        (start, start.saturating_add(self.count(true, TrackList::Rotation4)))
     }
 
-    /// The segment table entry of segment `index` (in range after validation).
+    /// Components stored by the animated sub-tracks before animated sub-track `index`.
     #[inline]
-    pub(crate) fn segment(&self, index: u32) -> (usize, u32) {
+    pub(crate) fn animated_components_before(&self, index: u32) -> u32 {
+        let (start, end) = self.rotation4_span();
+        // Bounded by 3 × 65,535 × 4: no overflow.
+        index.saturating_mul(3).saturating_add(index.clamp(start, end).saturating_sub(start))
+    }
+
+    /// Index among the animated sub-tracks of the first one of `list`.
+    #[inline]
+    pub(crate) fn animated_start(&self, list: TrackList) -> u32 {
+        TrackList::ALL.iter().take_while(|&&l| l != list).map(|&l| self.count(true, l)).fold(0, u32::saturating_add)
+    }
+
+    /// Components stored by the constant sub-tracks of the lists before `list`.
+    #[inline]
+    pub(crate) fn constant_components_before(&self, list: TrackList) -> u32 {
+        TrackList::ALL
+            .iter()
+            .take_while(|&&l| l != list)
+            .map(|&l| self.count(false, l).saturating_mul(l.components()))
+            .fold(0, u32::saturating_add)
+    }
+
+    /// The class and list of the `kind` sub-track of `bone`.
+    #[inline]
+    pub(crate) fn locate(&self, kind: SubTrackKind, bone: usize) -> (SubTrackClass, Option<TrackList>) {
+        if let Some(list) = self.lists.list_of(true, kind, bone) {
+            (SubTrackClass::Animated, Some(list))
+        } else if let Some(list) = self.lists.list_of(false, kind, bone) {
+            (SubTrackClass::Constant, Some(list))
+        } else {
+            (SubTrackClass::Default, None)
+        }
+    }
+
+    /// The segment table entry of segment `index` (in range after validation): data
+    /// offset, bits per key frame, key frames present.
+    #[inline]
+    pub(crate) fn segment(&self, index: u32) -> (usize, u32, u32) {
         let at = (index as usize).saturating_mul(SEGMENT_ENTRY_SIZE).saturating_add(self.segments_offset);
         let offset = u32_at(self.bytes, at).unwrap_or(0) as usize;
         let frame_bits = u32_at(self.bytes, at.saturating_add(4)).unwrap_or(0);
-        (offset, frame_bits)
+        let present = u32_at(self.bytes, at.saturating_add(8)).unwrap_or(0);
+        (offset, frame_bits, present)
     }
 
     /// Number of bones.
@@ -294,12 +351,13 @@ impl<'a> Clip<'a> {
     }
     /// The class of the `kind` sub-track of `bone`, `None` past the bone count.
     pub fn sub_track_class(&self, kind: SubTrackKind, bone: u32) -> Option<SubTrackClass> {
-        (bone < self.bone_count).then(|| self.class(kind, bone as usize))
+        (bone < self.bone_count).then(|| self.locate(kind, bone as usize).0)
     }
     /// Whether `bone`'s rotation stores all four quaternion components (rather than
     /// three with `w` rebuilt); `None` past the bone count.
     pub fn full_quaternion_rotation(&self, bone: u32) -> Option<bool> {
-        (bone < self.bone_count).then(|| self.tracks.full_quaternion(bone as usize))
+        (bone < self.bone_count)
+            .then(|| self.locate(SubTrackKind::Rotation, bone as usize).1 == Some(TrackList::Rotation4))
     }
     /// The optional metadata (names, parents, shell distances, bind pose).
     pub fn metadata(&self) -> Option<Metadata<'a>> {
@@ -346,54 +404,67 @@ fn f32_from(c: &[u8]) -> f32 {
     f32_at(c, 0).unwrap_or(f32::NAN)
 }
 
-/// Walks the class table: refuses invalid codes, non-zero padding bits and rotation
-/// formats set on default rotations; counts stored components.
-fn count_tracks(tracks: &TrackTable<'_>, bones: usize) -> Result<TrackCounts, Error> {
-    let mut counts = TrackCounts { constant_components: 0, animated_count: 0, animated_components: 0 };
-    for kind in SubTrackKind::ALL {
-        for bone in 0..bones {
-            let bad = Error::BadSubTrack { bone: bone as u32 };
-            let class = SubTrackClass::from_code(tracks.code(kind, bone)).ok_or(bad)?;
-            if kind == SubTrackKind::Rotation && tracks.full_quaternion(bone) && class == SubTrackClass::Default {
-                return Err(bad);
-            }
-            // Bounded by 3 × 65,535 sub-tracks × 4 components: no overflow.
-            let components = tracks.components(kind, bone);
-            match class {
-                SubTrackClass::Default => {}
-                SubTrackClass::Constant => {
-                    counts.constant_components = counts.constant_components.saturating_add(u64::from(components));
+/// Checks the track descriptions in one pass over their bytes: padding bits zero, no
+/// bone in two lists of one kind, every rank directory entry equal to the bits set
+/// before its block. Returns the number of sub-tracks in each bit set.
+fn validate_lists(lists: &TrackLists<'_>) -> Result<[u32; BITSET_COUNT], Error> {
+    let bones = lists.bone_count();
+    let mut counts = [0u32; BITSET_COUNT];
+    for (index, count) in counts.iter_mut().enumerate() {
+        let set = lists.set(index);
+        // Bits past the last bone must be zero.
+        if bones % 8 != 0 && set.last().is_some_and(|&b| b >> (bones % 8) != 0) {
+            return Err(Error::NonZeroReserved(Section::Tracks));
+        }
+        for (block, bytes) in set.chunks(RANK_BLOCK_BITS / 8).enumerate() {
+            if let Some(entry) = block.checked_sub(1) {
+                if lists.directory_entry(index, entry).map(u32::from) != Some(*count) {
+                    return Err(Error::BadDirectory(Section::Tracks));
                 }
-                SubTrackClass::Animated => {
-                    counts.animated_count = counts.animated_count.saturating_add(1);
-                    counts.animated_components = counts.animated_components.saturating_add(components);
+            }
+            *count = count.saturating_add(popcount(bytes));
+        }
+    }
+    // A sub-track is in at most one list: the bit sets of one kind are disjoint.
+    let kinds: [&[TrackList]; 3] = [&TrackList::ALL[..2], &TrackList::ALL[2..3], &TrackList::ALL[3..]];
+    for byte in 0..format::bitset_len(bones) {
+        for lists_of_kind in kinds {
+            let mut seen = 0u8;
+            for &list in lists_of_kind {
+                for animated in [false, true] {
+                    let b = lists.set(format::bitset_index(animated, list)).get(byte).copied().unwrap_or(0);
+                    if seen & b != 0 {
+                        let bone = byte.saturating_mul(8).saturating_add((seen & b).trailing_zeros() as usize);
+                        return Err(Error::BadSubTrack { bone: bone as u32 });
+                    }
+                    seen |= b;
                 }
             }
         }
-    }
-    if tracks.padding_set() {
-        return Err(Error::NonZeroReserved(Section::Tracks));
     }
     Ok(counts)
 }
 
 /// Clip ranges: per animated sub-track, `components` minimums then `components`
 /// extents, all finite, extents non-negative.
-fn validate_ranges(ranges: &[u8], tracks: &TrackTable<'_>) -> Result<(), Error> {
+fn validate_ranges(ranges: &[u8], counts: &[u32; BITSET_COUNT]) -> Result<(), Error> {
     if ranges.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
         return Err(Error::BadValue(Section::Ranges));
     }
     let mut at = 0usize;
-    for components in tracks.animated() {
-        let components = components as usize;
-        let extents = at.saturating_add(components.saturating_mul(4));
-        for c in 0..components {
-            let extent = f32_at(ranges, extents.saturating_add(c.saturating_mul(4))).unwrap_or(f32::NAN);
-            if extent.is_nan() || extent < 0.0 {
-                return Err(Error::BadValue(Section::Ranges));
+    for list in TrackList::ALL {
+        let components = list.components() as usize;
+        let count = counts.get(format::bitset_index(true, list)).copied().unwrap_or(0);
+        for _ in 0..count {
+            let extents = at.saturating_add(components.saturating_mul(4));
+            for c in 0..components {
+                let extent = f32_at(ranges, extents.saturating_add(c.saturating_mul(4))).unwrap_or(f32::NAN);
+                if extent.is_nan() || extent < 0.0 {
+                    return Err(Error::BadValue(Section::Ranges));
+                }
             }
+            at = at.saturating_add(components.saturating_mul(8));
         }
-        at = at.saturating_add(components.saturating_mul(8));
     }
     Ok(())
 }

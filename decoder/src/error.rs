@@ -7,7 +7,7 @@ use core::fmt;
 pub enum Section {
     /// The 64-byte header.
     Header,
-    /// Sub-track classes and rotation formats.
+    /// The bone bit sets of the sub-track lists and their rank directories.
     Tracks,
     /// Constant sub-track values.
     Constants,
@@ -83,8 +83,8 @@ pub enum Error {
     OutOfBounds(Section),
     /// A section does not start on a 16-byte boundary.
     SectionMisaligned(Section),
-    /// A sub-track class code is invalid (3), or a rotation format is set on a
-    /// rotation that stores nothing.
+    /// A bone's sub-track is in more than one list (constant and animated, or stored
+    /// with both three and four components).
     BadSubTrack {
         /// Bone index.
         bone: u32,
@@ -103,6 +103,9 @@ pub enum Error {
     },
     /// A segment's key-frame bit set or frame size disagrees with its bit rates.
     BadSegment(u32),
+    /// An index directory (a rank directory of the track descriptions, or a segment's
+    /// frame directory) disagrees with the data it indexes.
+    BadDirectory(Section),
     /// The metadata section is malformed.
     BadMetadata,
     /// A bone index past the clip's bone count.
@@ -156,6 +159,7 @@ impl fmt::Display for Error {
                 write!(f, "segment {segment}: animated sub-track {sub_track} has invalid bit rate {bits}")
             }
             Error::BadSegment(i) => write!(f, "segment {i}: key frames or frame size are inconsistent"),
+            Error::BadDirectory(s) => write!(f, "the index directory of {s} disagrees with its data"),
             Error::BadMetadata => f.write_str("malformed metadata section"),
             Error::BoneOutOfRange { index, bone_count } => {
                 write!(f, "bone {index} out of range (clip has {bone_count} bones)")

@@ -11,7 +11,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 /// The four bytes every `.ossa` buffer starts with.
 pub const MAGIC: [u8; 4] = *b"OSSA";
 /// The major version this crate reads and writes. Other majors are refused.
-pub const VERSION_MAJOR: u16 = 1;
+pub const VERSION_MAJOR: u16 = 2;
 /// The newest minor version this crate knows. Newer minors are refused too, because a
 /// minor version may add data this decoder would silently ignore.
 pub const VERSION_MINOR: u16 = 0;
@@ -39,9 +39,9 @@ pub const MAX_SAMPLES: u32 = 1 << 24;
 /// Header flag: an optional metadata section (names, parents, bind pose…) is present.
 pub const FLAG_HAS_METADATA: u32 = 1 << 0;
 /// Header flag (reserved for a later minor version): playback wraps from the last
-/// sample to the first. Refused by a 1.0 decoder.
+/// sample to the first. Refused by a 2.0 decoder.
 pub const FLAG_LOOP_WRAP: u32 = 1 << 1;
-/// The flags a 1.0 decoder understands.
+/// The flags a 2.0 decoder understands.
 pub const KNOWN_FLAGS: u32 = FLAG_HAS_METADATA;
 
 /// `ClipHeader::kind`: a clip of bone transforms (rotation, translation, scale).
@@ -131,7 +131,7 @@ pub struct SegmentEntry {
     /// component count. Redundant with the bit rates (and checked against them) so
     /// that seeking does not walk every sub-track.
     pub frame_bits: U32,
-    /// Bit `i` set: key frame `i` of the segment is stored. Version 1.0 stores every
+    /// Bit `i` set: key frame `i` of the segment is stored. Version 2.0 stores every
     /// key frame, so this is `(1 << samples_in_segment) - 1`; key-frame stripping and
     /// streaming tiers will clear bits.
     pub frames_present: U32,
@@ -158,7 +158,7 @@ impl SubTrackKind {
     pub const ALL: [SubTrackKind; 3] = [Self::Rotation, Self::Translation, Self::Scale];
 }
 
-/// How a sub-track is stored, two bits per sub-track in the track description.
+/// How a sub-track is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SubTrackClass {
     /// Nothing stored: identity rotation, zero translation, unit scale.
@@ -169,37 +169,110 @@ pub enum SubTrackClass {
     Animated = 2,
 }
 
-impl SubTrackClass {
-    /// Decodes the two-bit class code; 3 is invalid.
+/// The four lists sub-tracks are stored in, each in ascending bone order: rotations
+/// stored with three components (`w` rebuilt), rotations stored with four,
+/// translations, scales. Every list has a fixed component count, so a decoder knows
+/// where the data of the `i`-th stored sub-track starts without looking at the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TrackList {
+    /// Rotations stored as `x, y, z` with `w >= 0` rebuilt.
+    Rotation3 = 0,
+    /// Rotations stored as `x, y, z, w`.
+    Rotation4 = 1,
+    /// Translations (`x, y, z`).
+    Translation = 2,
+    /// Scales (`x, y, z`).
+    Scale = 3,
+}
+
+impl TrackList {
+    /// The lists in storage order.
+    pub const ALL: [TrackList; 4] = [Self::Rotation3, Self::Rotation4, Self::Translation, Self::Scale];
+
+    /// Components stored per sub-track of this list.
     #[inline]
-    pub const fn from_code(code: u8) -> Option<Self> {
-        match code {
-            0 => Some(Self::Default),
-            1 => Some(Self::Constant),
-            2 => Some(Self::Animated),
-            _ => None,
+    pub const fn components(self) -> u32 {
+        match self {
+            Self::Rotation4 => 4,
+            _ => 3,
+        }
+    }
+
+    /// The kind of sub-track this list holds.
+    #[inline]
+    pub const fn kind(self) -> SubTrackKind {
+        match self {
+            Self::Rotation3 | Self::Rotation4 => SubTrackKind::Rotation,
+            Self::Translation => SubTrackKind::Translation,
+            Self::Scale => SubTrackKind::Scale,
+        }
+    }
+
+    /// The list of a sub-track of `kind` stored with `components` components.
+    #[inline]
+    pub const fn of(kind: SubTrackKind, components: u32) -> TrackList {
+        match kind {
+            SubTrackKind::Rotation if components == 4 => Self::Rotation4,
+            SubTrackKind::Rotation => Self::Rotation3,
+            SubTrackKind::Translation => Self::Translation,
+            SubTrackKind::Scale => Self::Scale,
+        }
+    }
+
+    /// The lists that can hold a sub-track of `kind`.
+    #[inline]
+    pub const fn of_kind(kind: SubTrackKind) -> &'static [TrackList] {
+        match kind {
+            SubTrackKind::Rotation => &[Self::Rotation3, Self::Rotation4],
+            SubTrackKind::Translation => &[Self::Translation],
+            SubTrackKind::Scale => &[Self::Scale],
         }
     }
 }
 
-/// Byte length of the two-bit class table for `bone_count` bones.
+/// Number of bone bit sets in the track descriptions: one per class stored (constant,
+/// animated) and list, constant ones first.
+pub const BITSET_COUNT: usize = 8;
+
+/// Index of the bit set of `class` (constant or animated) and `list`.
 #[inline]
-pub const fn class_table_len(bone_count: usize) -> usize {
-    // Saturating: a count that large fails the bounds checks instead of wrapping.
-    bone_count.saturating_mul(6).div_ceil(8)
+pub const fn bitset_index(animated: bool, list: TrackList) -> usize {
+    ((animated as usize) << 2) | list as usize
 }
 
-/// Byte length of the one-bit rotation-format table for `bone_count` bones.
+/// Bytes of one bone bit set: one bit per bone.
 #[inline]
-pub const fn rotation_format_table_len(bone_count: usize) -> usize {
+pub const fn bitset_len(bone_count: usize) -> usize {
     bone_count.div_ceil(8)
 }
 
-/// Index of the class of `kind` for `bone` in the class table (two bits each, kinds
-/// grouped: all rotations, then all translations, then all scales).
+/// Bones per block of the rank directory: the number of set bits before a bone is a
+/// directory entry plus a count over at most this many bits.
+pub const RANK_BLOCK_BITS: usize = 256;
+
+/// Entries of the rank directory of one bit set (blocks after the first).
 #[inline]
-pub const fn class_index(kind: SubTrackKind, bone: usize, bone_count: usize) -> usize {
-    (kind as usize).wrapping_mul(bone_count).wrapping_add(bone)
+pub const fn rank_entries(bone_count: usize) -> usize {
+    bone_count.div_ceil(RANK_BLOCK_BITS).saturating_sub(1)
+}
+
+/// Bytes of the track-description section: the eight bit sets, then the eight rank
+/// directories (`u16` each entry).
+#[inline]
+pub const fn track_section_len(bone_count: usize) -> usize {
+    let sets = bitset_len(bone_count).saturating_mul(BITSET_COUNT);
+    sets.saturating_add(rank_entries(bone_count).saturating_mul(2 * BITSET_COUNT))
+}
+
+/// Animated sub-tracks per block of a segment's frame directory: the bit offset of a
+/// sub-track in a key frame is a directory entry plus a sum over at most this many
+/// bit rates.
+pub const FRAME_BLOCK: usize = 256;
+
+/// Bytes of a segment's frame directory (`u32` entries, blocks after the first).
+#[inline]
+pub const fn frame_directory_len(animated_count: usize) -> usize {
+    animated_count.div_ceil(FRAME_BLOCK).saturating_sub(1).saturating_mul(4)
 }
 
 /// Number of segments of a clip: `max(1, sample_count / segment_len)`. Segment `i`

@@ -11,19 +11,16 @@ fn dot4([ax, ay, az, aw]: [f32; 4], [bx, by, bz, bw]: [f32; 4]) -> f32 {
     ((ax * bx + ay * by) + az * bz) + aw * bw
 }
 
-/// Normalises a quaternion given as `[x, y, z, w]`; a zero-length one becomes the
-/// identity.
+/// Normalises a quaternion given as `[x, y, z, w]`. One whose squared length is not
+/// a positive finite number (zero, or infinite or NaN components, which only
+/// corrupted raw samples produce) becomes the identity.
 #[inline]
 pub fn normalize_rotation(q: [f32; 4]) -> Quat {
     let len2 = dot4(q, q);
     let [x, y, z, w] = q;
-    if len2 > 0.0 && len2.is_finite() {
+    if len2 > 0.0 && len2 < f32::INFINITY {
         let inv = 1.0 / libm::sqrtf(len2);
         Quat::from_xyzw(x * inv, y * inv, z * inv, w * inv)
-    } else if len2 > 0.0 {
-        // Infinite or NaN components (only from corrupted raw samples): no panic,
-        // the value passes through.
-        Quat::from_xyzw(x, y, z, w)
     } else {
         Quat::IDENTITY
     }
@@ -36,8 +33,9 @@ pub fn interpolate_rotation(q0: [f32; 4], q1: [f32; 4], alpha: f32) -> Quat {
     if alpha == 0.0 {
         return normalize_rotation(q0);
     }
-    let sign = if dot4(q0, q1) < 0.0 { -1.0 } else { 1.0 };
-    let lerp = |a: f32, b: f32| a + (b * sign - a) * alpha;
+    // Along the shorter arc: key 1 negated (sign bits flipped) when the dot is negative.
+    let q1 = if dot4(q0, q1) < 0.0 { q1.map(|v| -v) } else { q1 };
+    let lerp = |a: f32, b: f32| a + (b - a) * alpha;
     let ([x0, y0, z0, w0], [x1, y1, z1, w1]) = (q0, q1);
     normalize_rotation([lerp(x0, x1), lerp(y0, y1), lerp(z0, z1), lerp(w0, w1)])
 }

@@ -25,7 +25,9 @@
 //! encoder measures exactly what the decoder produces; `clip` validates; `sampler`
 //! decodes; `metadata` reads the optional tool-only section.
 #![no_std]
-#![forbid(unsafe_code)]
+// `unsafe` only in the SIMD backends (`simd/sse2.rs`, `simd/neon.rs`), which allow it
+// for their intrinsics, each block with a `SAFETY:` argument.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 // The decoder must not panic on any input: no unwrap/expect/panic, no unchecked
 // indexing, no arithmetic that can overflow, unless an `#[allow]` beside it proves
@@ -46,13 +48,15 @@
 
 mod bytes;
 mod clip;
+mod decode;
 mod error;
 pub mod format;
 pub mod interpolation;
 mod metadata;
 pub mod quantization;
 mod sampler;
-mod track_table;
+mod simd;
+mod track_lists;
 mod transform;
 
 pub use clip::{Clip, Layout};

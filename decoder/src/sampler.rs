@@ -1,18 +1,18 @@
 //! [`Sampler`]: seek to a time, then decode a whole pose or a single bone.
 //!
-//! The sampler is a small value on the caller's stack. `seek` finds the two key
-//! frames around the time and the interpolation weight; the decode functions walk the
-//! sub-track streams (all rotations, then translations, then scales) with a cursor,
-//! so each stored value is read once, in storage order.
+//! The sampler is a small value on the caller's stack (see [`Sampler`] for its size).
+//! `seek` finds the two key frames around the time and the interpolation weight. A
+//! whole pose is the identity everywhere, then the constant sub-tracks, then the
+//! animated ones, each list visited through its bone bit set: the cost follows the
+//! stored sub-tracks, not the bone count. A single bone is located by rank in the bit
+//! sets and by the segments' frame directories, in time independent of its index.
 
-use glam::Vec3;
-
-use crate::bytes::{f32_at, read_bits};
+use crate::bytes::u32_at;
 use crate::clip::Clip;
+use crate::decode::{key_value, lerp, load, KeyRef, Rotations};
 use crate::error::Error;
-use crate::format::{self, SubTrackClass, SubTrackKind};
-use crate::interpolation::{interpolate_rotation, interpolate_vector};
-use crate::quantization::{decode_component, rotation_from_components};
+use crate::format::{self, SubTrackClass, SubTrackKind, TrackList, FRAME_BLOCK};
+use crate::simd::{self, Lanes, Native};
 use crate::transform::Transform;
 
 /// Relative distance (4 ulps of 1.0) within which a position snaps to a sample.
@@ -32,39 +32,35 @@ pub enum Rounding {
     Nearest,
 }
 
-/// One of the two key frames being interpolated.
+/// One of the two key frames being interpolated: where its segment's parts are.
 #[derive(Clone, Copy, Debug, Default)]
 struct Key {
-    /// Offset of the segment's data (bit rates first).
-    data_offset: usize,
+    /// Offset of the segment's frame directory.
+    directory: usize,
+    /// Offset of the segment's bit rates.
+    rates: usize,
+    /// Offset of the segment's range bytes (unused with a single segment).
+    segment_ranges: usize,
     /// Bit offset, from the buffer start, of this key frame's first sample bit.
     frame_bit: u64,
 }
 
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
+///
+/// Size: 224 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 152; it lives on the caller's stack and allocates nothing.
 #[derive(Clone, Copy, Debug)]
 pub struct Sampler<'a> {
     clip: Clip<'a>,
     keys: [Key; 2],
     alpha: f32,
-    ranged: bool,
-}
-
-/// Where the walk over sub-tracks stands.
-#[derive(Default)]
-struct Cursor {
-    constant: usize,
-    range: usize,
-    animated: usize,
-    segment_range: usize,
-    bits: [u64; 2],
 }
 
 impl<'a> Sampler<'a> {
     /// A sampler positioned at time 0.
     pub fn new(clip: Clip<'a>) -> Self {
-        let mut sampler = Sampler { clip, keys: [Key::default(); 2], alpha: 0.0, ranged: clip.segment_count > 1 };
+        let mut sampler = Sampler { clip, keys: [Key::default(); 2], alpha: 0.0 };
         sampler.seek(0.0, Rounding::None);
         sampler
     }
@@ -77,6 +73,12 @@ impl<'a> Sampler<'a> {
     /// The interpolation weight of the second key frame after the last `seek`.
     pub fn alpha(&self) -> f32 {
         self.alpha
+    }
+
+    /// The SIMD backend decoding on this build: `"sse2"`, `"avx2"`, `"neon"` or
+    /// `"scalar"`. All produce the same bits.
+    pub fn backend() -> &'static str {
+        simd::BACKEND
     }
 
     /// Moves to `time` seconds. Times outside `[0, duration]` are clamped (NaN reads
@@ -96,7 +98,7 @@ impl<'a> Sampler<'a> {
         let k1 = if k0 < last { k0.wrapping_add(1) } else { last };
         let fraction = position - k0 as f32;
         let fraction = if k0 == k1 { 0.0 } else { fraction.clamp(0.0, 1.0) };
-        self.alpha = match rounding {
+        let alpha = match rounding {
             Rounding::None => fraction,
             Rounding::Floor => 0.0,
             Rounding::Ceil => {
@@ -115,7 +117,7 @@ impl<'a> Sampler<'a> {
             }
         };
         // A weight of exactly 1 is the second key alone: decode it as the first.
-        let (k0, alpha) = if self.alpha >= 1.0 { (k1, 0.0) } else { (k0, self.alpha) };
+        let (k0, alpha) = if alpha >= 1.0 { (k1, 0.0) } else { (k0, alpha) };
         self.alpha = alpha;
         self.keys = [self.key(k0), self.key(k1)];
     }
@@ -127,192 +129,241 @@ impl<'a> Sampler<'a> {
         let len = u32::from(clip.segment_len);
         let segment = sample.checked_div(len).unwrap_or(0).min(clip.segment_count.saturating_sub(1));
         let local = sample.saturating_sub(segment.wrapping_mul(len));
-        let (data_offset, frame_bits) = clip.segment(segment);
+        let (data_offset, frame_bits, present) = clip.segment(segment);
+        // The key frame's place among the segment's stored frames (all of them in
+        // version 2.0; later versions may leave holes).
+        let stored = (present & (1u32 << (local & 31)).wrapping_sub(1)).count_ones();
+        let directory = data_offset;
+        let rates = directory.wrapping_add(clip.frame_directory_len as usize);
+        let segment_ranges = rates.wrapping_add(clip.animated_count as usize);
         let samples_start = (data_offset as u64).wrapping_add(clip.segment_header_len());
         let frame_bit =
-            samples_start.wrapping_mul(8).wrapping_add(u64::from(local).wrapping_mul(u64::from(frame_bits)));
-        Key { data_offset, frame_bit }
+            samples_start.wrapping_mul(8).wrapping_add(u64::from(stored).wrapping_mul(u64::from(frame_bits)));
+        Key { directory, rates, segment_ranges, frame_bit }
     }
 
     /// Decodes every bone into `out[..bone_count]`.
     pub fn decompress_pose(&self, out: &mut [Transform]) -> Result<(), Error> {
+        self.check_output(out)?;
+        self.pose::<Native>(out);
+        Ok(())
+    }
+
+    /// [`Sampler::decompress_pose`] on the portable scalar backend, whatever the
+    /// target: the reference the SIMD backends are tested against, bit for bit.
+    #[doc(hidden)]
+    pub fn decompress_pose_scalar(&self, out: &mut [Transform]) -> Result<(), Error> {
+        self.check_output(out)?;
+        self.pose::<simd::scalar::F32x4>(out);
+        Ok(())
+    }
+
+    /// Decodes one bone, in time independent of its index.
+    pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
+        self.check_bone(bone)?;
+        Ok(self.bone::<Native>(bone as usize))
+    }
+
+    /// [`Sampler::decompress_bone`] on the portable scalar backend.
+    #[doc(hidden)]
+    pub fn decompress_bone_scalar(&self, bone: u32) -> Result<Transform, Error> {
+        self.check_bone(bone)?;
+        Ok(self.bone::<simd::scalar::F32x4>(bone as usize))
+    }
+
+    fn check_output(&self, out: &[Transform]) -> Result<(), Error> {
         let bone_count = self.clip.bone_count;
         if out.len() < bone_count as usize {
             return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count });
         }
-        self.walk(None, |bone, value| {
-            if let Some(t) = out.get_mut(bone) {
-                value.apply(t);
-            }
-        });
         Ok(())
     }
 
-    /// Decodes one bone.
-    pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
+    fn check_bone(&self, bone: u32) -> Result<(), Error> {
         let bone_count = self.clip.bone_count;
         if bone >= bone_count {
             return Err(Error::BoneOutOfRange { index: bone, bone_count });
         }
-        let mut t = Transform::IDENTITY;
-        self.walk(Some(bone as usize), |_, value| value.apply(&mut t));
-        Ok(t)
+        Ok(())
     }
 
-    /// Walks every sub-track in storage order, decoding those of `only` (or all),
-    /// and hands each decoded value to `emit`.
-    fn walk(&self, only: Option<usize>, mut emit: impl FnMut(usize, Value)) {
+    /// The whole pose: identity, then constants, then animated sub-tracks.
+    #[inline(always)]
+    fn pose<V: Lanes>(&self, out: &mut [Transform]) {
         let clip = &self.clip;
         let bytes = clip.bytes;
-        let mut cursor = Cursor::default();
-        for kind in SubTrackKind::ALL {
-            for bone in 0..clip.bone_count as usize {
-                let wanted = only.is_none_or(|b| b == bone);
-                let class = clip.class(kind, bone);
-                let components = clip.components(kind, bone);
-                match class {
-                    SubTrackClass::Default => {
-                        if wanted {
-                            emit(bone, Value::identity(kind));
-                        }
+        let out = out.get_mut(..clip.bone_count as usize).unwrap_or_default();
+        for t in out.iter_mut() {
+            *t = Transform::IDENTITY;
+        }
+        let mut rotations = Rotations::<V>::new();
+        // Offsets below stay inside the sections validation checked: nothing wraps.
+        let mut at = clip.constants_offset;
+        for list in TrackList::ALL {
+            let components = list.components();
+            let rotation = list.kind() == SubTrackKind::Rotation;
+            for bone in clip.lists.bones(format::bitset_index(false, list)) {
+                let value = load::<V>(bytes, at, components);
+                if rotation {
+                    if rotations.push(bone, value, value) {
+                        flush(&mut rotations, list, 0.0, out);
                     }
-                    SubTrackClass::Constant => {
-                        if wanted {
-                            let mut c = [0.0f32; 4];
-                            let mut at = clip.constants_offset.wrapping_add(cursor.constant);
-                            for v in c.iter_mut().take(components as usize) {
-                                *v = f32_at(bytes, at).unwrap_or(0.0);
-                                at = at.wrapping_add(4);
-                            }
-                            emit(bone, Value::from_keys(kind, components, c, c, 0.0));
-                        }
-                        cursor.constant = cursor.constant.wrapping_add((components as usize) << 2);
-                    }
-                    SubTrackClass::Animated => {
-                        // Each key's bit rate and the clip range are read once here,
-                        // for both the decode and the cursor advance.
-                        let rates = self
-                            .keys
-                            .map(|key| bytes.get(key.data_offset.wrapping_add(cursor.animated)).copied().unwrap_or(0));
-                        if wanted {
-                            let range = self.clip_range(&cursor, components);
-                            let [key0, key1] = &self.keys;
-                            let c0 = self.decode_key(key0, rates[0], cursor.bits[0], &range, &cursor, components);
-                            let c1 = if self.alpha == 0.0 {
-                                c0
-                            } else {
-                                self.decode_key(key1, rates[1], cursor.bits[1], &range, &cursor, components)
-                            };
-                            emit(bone, Value::from_keys(kind, components, c0, c1, self.alpha));
-                        }
-                        // Offsets stay inside the validated sections: nothing wraps.
-                        for (bit, rate) in cursor.bits.iter_mut().zip(rates) {
-                            *bit = bit.wrapping_add(u64::from(rate).wrapping_mul(u64::from(components)));
-                        }
-                        cursor.range = cursor.range.wrapping_add((components as usize) << 3);
-                        cursor.segment_range = cursor.segment_range.wrapping_add((components as usize) << 1);
-                        cursor.animated = cursor.animated.wrapping_add(1);
-                    }
+                } else if let Some(t) = out.get_mut(bone) {
+                    write(list, value, t);
                 }
+                at = at.wrapping_add((components as usize) << 2);
             }
+            flush(&mut rotations, list, 0.0, out);
+        }
+        let ranged = clip.segment_count > 1;
+        let [key0, key1] = self.keys;
+        let alpha = self.alpha;
+        let mut range = clip.ranges_offset;
+        let mut segment_range = 0usize;
+        let mut bits = [key0.frame_bit, key1.frame_bit];
+        let mut index = 0usize;
+        for list in TrackList::ALL {
+            let components = list.components();
+            let rotation = list.kind() == SubTrackKind::Rotation;
+            for bone in clip.lists.bones(format::bitset_index(true, list)) {
+                let min = load::<V>(bytes, range, components);
+                let extent = load::<V>(bytes, range.wrapping_add((components as usize) << 2), components);
+                let [bit0, bit1] = bits;
+                let rate0 = bytes.get(key0.rates.wrapping_add(index)).copied().unwrap_or(0);
+                let k0 = KeyRef {
+                    bits: rate0,
+                    bit: bit0,
+                    segment_range: ranged.then(|| key0.segment_ranges.wrapping_add(segment_range)),
+                };
+                let v0 = key_value(bytes, &k0, components, min, extent);
+                let rate1 = bytes.get(key1.rates.wrapping_add(index)).copied().unwrap_or(0);
+                let v1 = if alpha == 0.0 {
+                    v0
+                } else {
+                    let k1 = KeyRef {
+                        bits: rate1,
+                        bit: bit1,
+                        segment_range: ranged.then(|| key1.segment_ranges.wrapping_add(segment_range)),
+                    };
+                    key_value(bytes, &k1, components, min, extent)
+                };
+                if rotation {
+                    if rotations.push(bone, v0, v1) {
+                        flush(&mut rotations, list, alpha, out);
+                    }
+                } else if let Some(t) = out.get_mut(bone) {
+                    write(list, if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
+                }
+                let step = u64::from(components);
+                bits = [
+                    bit0.wrapping_add(u64::from(rate0).wrapping_mul(step)),
+                    bit1.wrapping_add(u64::from(rate1).wrapping_mul(step)),
+                ];
+                range = range.wrapping_add((components as usize) << 3);
+                segment_range = segment_range.wrapping_add((components as usize) << 1);
+                index = index.wrapping_add(1);
+            }
+            flush(&mut rotations, list, alpha, out);
         }
     }
 
-    /// The clip range `(min, extent)` of each component of the current animated
-    /// sub-track.
+    /// One bone: its three sub-tracks located by rank.
     #[inline(always)]
-    fn clip_range(&self, cursor: &Cursor, components: u32) -> [(f32, f32); 4] {
-        let bytes = self.clip.bytes;
-        let n = components as usize;
-        // Inside the validated range section: nothing wraps (see `decode_key`).
-        let mins = self.clip.ranges_offset.wrapping_add(cursor.range);
-        let extents = mins.wrapping_add(n << 2);
-        let mut out = [(0.0f32, 0.0f32); 4];
-        for (c, range) in out.iter_mut().enumerate().take(n) {
-            let min = f32_at(bytes, mins.wrapping_add(c << 2)).unwrap_or(0.0);
-            let extent = f32_at(bytes, extents.wrapping_add(c << 2)).unwrap_or(0.0);
-            *range = (min, extent);
-        }
-        out
-    }
-
-    /// The stored components of the current animated sub-track at `key`, whose bit
-    /// rate is `bits` and which starts `key_bits` bits into the key frame.
-    #[inline(always)]
-    fn decode_key(
-        &self,
-        key: &Key,
-        bits: u8,
-        key_bits: u64,
-        range: &[(f32, f32); 4],
-        cursor: &Cursor,
-        components: u32,
-    ) -> [f32; 4] {
-        let bytes = self.clip.bytes;
-        let n = components as usize;
-        // Every offset below lies inside a section validation checked, so no addition
-        // wraps; wrapping arithmetic only rules out a panic (a wrapped offset would
-        // fail its bounds-checked read and decode as zero).
-        let lows = key.data_offset.wrapping_add(self.clip.animated_count as usize).wrapping_add(cursor.segment_range);
-        let highs = lows.wrapping_add(n);
-        let width = if bits == format::RAW_BITS { 32 } else { bits };
-        let mut bit = key.frame_bit.wrapping_add(key_bits);
-        let mut out = [0.0f32; 4];
-        for (c, (value, &(min, extent))) in out.iter_mut().zip(range).enumerate().take(n) {
-            let segment_bytes = if self.ranged {
-                let lo = bytes.get(lows.wrapping_add(c)).copied().unwrap_or(0);
-                let hi = bytes.get(highs.wrapping_add(c)).copied().unwrap_or(0);
-                Some((lo, hi))
-            } else {
-                None
+    fn bone<V: Lanes>(&self, bone: usize) -> Transform {
+        let clip = &self.clip;
+        let bytes = clip.bytes;
+        let mut t = Transform::IDENTITY;
+        let alpha = self.alpha;
+        for kind in SubTrackKind::ALL {
+            let (class, Some(list)) = clip.locate(kind, bone) else { continue };
+            let components = list.components();
+            let (v0, v1, alpha) = match class {
+                SubTrackClass::Constant => {
+                    let rank = clip.lists.rank(format::bitset_index(false, list), bone);
+                    let before = clip.constant_components_before(list).wrapping_add(rank.wrapping_mul(components));
+                    let value =
+                        load::<V>(bytes, clip.constants_offset.wrapping_add((before as usize) << 2), components);
+                    (value, value, 0.0)
+                }
+                _ => {
+                    let rank = clip.lists.rank(format::bitset_index(true, list), bone);
+                    let index = clip.animated_start(list).wrapping_add(rank);
+                    let before = clip.animated_components_before(index) as usize;
+                    let range = clip.ranges_offset.wrapping_add(before << 3);
+                    let min = load::<V>(bytes, range, components);
+                    let extent = load::<V>(bytes, range.wrapping_add((components as usize) << 2), components);
+                    let ranged = clip.segment_count > 1;
+                    let value = |key: &Key| {
+                        let k = KeyRef {
+                            bits: bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0),
+                            bit: key.frame_bit.wrapping_add(self.frame_offset(key, index)),
+                            segment_range: ranged.then(|| key.segment_ranges.wrapping_add(before << 1)),
+                        };
+                        key_value(bytes, &k, components, min, extent)
+                    };
+                    let [key0, key1] = &self.keys;
+                    let v0 = value(key0);
+                    (v0, if alpha == 0.0 { v0 } else { value(key1) }, alpha)
+                }
             };
-            let stored = if bits == 0 { 0 } else { read_bits(bytes, bit, width) };
-            bit = bit.wrapping_add(u64::from(width));
-            *value = decode_component(bits, stored, segment_bytes, min, extent);
+            if kind == SubTrackKind::Rotation {
+                let mut rotations = Rotations::<V>::new();
+                rotations.push(bone, v0, v1);
+                let [q, ..] = rotations.finish(list == TrackList::Rotation3, alpha);
+                t.rotation = q.to_quat();
+            } else {
+                write(list, if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, &mut t);
+            }
         }
-        out
-    }
-}
-
-/// One decoded sub-track value.
-enum Value {
-    Rotation(glam::Quat),
-    Translation(Vec3),
-    Scale(Vec3),
-}
-
-impl Value {
-    fn identity(kind: SubTrackKind) -> Value {
-        match kind {
-            SubTrackKind::Rotation => Value::Rotation(glam::Quat::IDENTITY),
-            SubTrackKind::Translation => Value::Translation(Vec3::ZERO),
-            SubTrackKind::Scale => Value::Scale(Vec3::ONE),
-        }
+        t
     }
 
+    /// Bit offset of animated sub-track `index` inside a key frame of `key`'s
+    /// segment: a frame-directory entry plus the bits of at most [`FRAME_BLOCK`] − 1
+    /// sub-tracks before it.
     #[inline(always)]
-    fn from_keys(kind: SubTrackKind, components: u32, c0: [f32; 4], c1: [f32; 4], alpha: f32) -> Value {
-        match kind {
-            SubTrackKind::Rotation => Value::Rotation(interpolate_rotation(
-                rotation_from_components(c0, components),
-                rotation_from_components(c1, components),
-                alpha,
-            )),
-            SubTrackKind::Translation => {
-                Value::Translation(interpolate_vector([c0[0], c0[1], c0[2]], [c1[0], c1[1], c1[2]], alpha))
-            }
-            SubTrackKind::Scale => {
-                Value::Scale(interpolate_vector([c0[0], c0[1], c0[2]], [c1[0], c1[1], c1[2]], alpha))
-            }
+    fn frame_offset(&self, key: &Key, index: u32) -> u64 {
+        let bytes = self.clip.bytes;
+        let index = index as usize;
+        let block = index / FRAME_BLOCK;
+        let start = block.wrapping_mul(FRAME_BLOCK);
+        let base = match block.checked_sub(1) {
+            Some(entry) => u32_at(bytes, key.directory.wrapping_add(entry << 2)).unwrap_or(0),
+            None => 0,
+        };
+        let rates = |from: usize, to: usize| -> u64 {
+            let slice = bytes.get(key.rates.wrapping_add(from)..key.rates.wrapping_add(to)).unwrap_or(&[]);
+            slice.iter().map(|&r| u64::from(r)).sum()
+        };
+        // Every sub-track stores 3 components, except the rotations of `[r4, r4_end)`.
+        let (r4, r4_end) = self.clip.rotation4_span();
+        let (from4, to4) = (start.max(r4 as usize), index.min(r4_end as usize));
+        let extra = if from4 < to4 { rates(from4, to4) } else { 0 };
+        u64::from(base).wrapping_add(rates(start, index).wrapping_mul(3)).wrapping_add(extra)
+    }
+}
+
+/// Finishes the batched rotations of `list` and stores them in their bones.
+#[inline(always)]
+fn flush<V: Lanes>(rotations: &mut Rotations<V>, list: TrackList, alpha: f32, out: &mut [Transform]) {
+    if rotations.len == 0 {
+        return;
+    }
+    let (bones, len) = (rotations.bones, rotations.len);
+    let finished = rotations.finish(list == TrackList::Rotation3, alpha);
+    for (&bone, q) in bones.iter().zip(finished).take(len) {
+        if let Some(t) = out.get_mut(bone) {
+            t.rotation = q.to_quat();
         }
     }
+}
 
-    #[inline]
-    fn apply(self, t: &mut Transform) {
-        match self {
-            Value::Rotation(q) => t.rotation = q,
-            Value::Translation(v) => t.translation = v,
-            Value::Scale(v) => t.scale = v,
-        }
+/// Stores a decoded value in the part of `t` its list names.
+#[inline(always)]
+fn write<V: Lanes>(list: TrackList, value: V, t: &mut Transform) {
+    match list {
+        TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
+        TrackList::Translation => t.translation = value.to_vec3(),
+        TrackList::Scale => t.scale = value.to_vec3(),
     }
 }

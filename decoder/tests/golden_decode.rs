@@ -84,3 +84,52 @@ fn single_byte_corruptions_are_refused_or_sample_safely() {
         }
     }
 }
+
+/// The native SIMD backend of this build against the portable scalar one, bit for
+/// bit, on every golden file at many times and every rounding mode, for whole poses
+/// and for single bones. (The shared-clip version runs in `tests/tests/backends.rs`;
+/// this one needs no encoder, so it also runs on aarch64 under qemu.)
+#[test]
+fn native_backend_matches_the_scalar_reference_on_golden_files() {
+    for name in ["pose", "wave"] {
+        let (buf, len) = golden(&format!("{name}.ossa"));
+        let clip = Clip::from_bytes(&buf.0[..len]).unwrap();
+        let mut sampler = Sampler::new(clip);
+        let bones = clip.bone_count() as usize;
+        let (mut native, mut scalar) = (vec![Transform::IDENTITY; bones], vec![Transform::IDENTITY; bones]);
+        let steps = if cfg!(miri) { 8 } else { 7 * clip.sample_count() };
+        for k in 0..=steps {
+            let time = clip.duration() * k as f32 / steps as f32;
+            for rounding in [Rounding::None, Rounding::Floor, Rounding::Ceil, Rounding::Nearest] {
+                sampler.seek(time, rounding);
+                sampler.decompress_pose(&mut native).unwrap();
+                sampler.decompress_pose_scalar(&mut scalar).unwrap();
+                for bone in 0..bones {
+                    let single = sampler.decompress_bone(bone as u32).unwrap();
+                    let single_scalar = sampler.decompress_bone_scalar(bone as u32).unwrap();
+                    for t in [&scalar[bone], &single, &single_scalar] {
+                        assert!(
+                            same_bits(&native[bone], t),
+                            "{name} ({}) t={time} {rounding:?} bone {bone}: {:?} vs {t:?}",
+                            Sampler::backend(),
+                            native[bone]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn same_bits(a: &Transform, b: &Transform) -> bool {
+    let bits = |t: &Transform| -> Vec<u32> {
+        t.rotation
+            .to_array()
+            .into_iter()
+            .chain(t.translation.to_array())
+            .chain(t.scale.to_array())
+            .map(f32::to_bits)
+            .collect()
+    };
+    bits(a) == bits(b)
+}

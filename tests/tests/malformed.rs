@@ -58,7 +58,7 @@ fn misaligned_buffers_are_refused() {
 #[test]
 fn other_versions_are_refused_with_the_version_found() {
     let bytes = example_bytes(false);
-    for (major, minor) in [(2u16, 0u16), (0, 0), (1, 1)] {
+    for (major, minor) in [(1u16, 0u16), (3, 0), (0, 0), (2, 1)] {
         let mut b = bytes.to_vec();
         b[4..6].copy_from_slice(&major.to_le_bytes());
         b[6..8].copy_from_slice(&minor.to_le_bytes());

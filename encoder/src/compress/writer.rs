@@ -1,8 +1,8 @@
 //! Lays a compressed clip out as an `.ossa` buffer (see `format-spec/`).
 
 use ossa_decoder::format::{
-    self, ClipHeader, SegmentEntry, SubTrackClass, ADDITIVE_NONE, ALIGNMENT, BIT_READ_SLACK, FLAG_HAS_METADATA,
-    HEADER_SIZE, KIND_TRANSFORMS, MAGIC, VERSION_MAJOR, VERSION_MINOR,
+    self, ClipHeader, SegmentEntry, SubTrackClass, TrackList, ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK,
+    FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR, VERSION_MINOR,
 };
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
@@ -35,22 +35,38 @@ pub fn write(
     let mut out = memory::with_capacity(bound, "the compressed clip")?;
     out.resize(HEADER_SIZE, 0);
 
-    // Track descriptions.
+    // Track descriptions: the eight bone bit sets, then their rank directories.
     let tracks_offset = out.len();
-    let mut classes = vec![0u8; format::class_table_len(bones)];
-    let mut formats = vec![0u8; format::rotation_format_table_len(bones)];
-    for (index, t) in tracks.iter().enumerate() {
-        classes[index / 4] |= (t.class as u8) << ((index % 4) * 2);
-        if t.components == 4 && t.class != SubTrackClass::Default {
-            formats[t.bone / 8] |= 1 << (t.bone % 8);
+    let set_len = format::bitset_len(bones);
+    let mut sets = vec![vec![0u8; set_len]; BITSET_COUNT];
+    for t in tracks.iter().filter(|t| t.class != SubTrackClass::Default) {
+        let set = format::bitset_index(t.class == SubTrackClass::Animated, list_of(t));
+        sets[set][t.bone / 8] |= 1 << (t.bone % 8);
+    }
+    for set in &sets {
+        out.extend_from_slice(set);
+    }
+    for set in &sets {
+        let mut before = 0u32;
+        for (block, bytes) in set.chunks(RANK_BLOCK_BITS / 8).enumerate() {
+            if block > 0 {
+                out.extend_from_slice(&(before as u16).to_le_bytes());
+            }
+            before += bytes.iter().map(|b| b.count_ones()).sum::<u32>();
         }
     }
-    out.extend_from_slice(&classes);
-    out.extend_from_slice(&formats);
+    debug_assert_eq!(out.len() - tracks_offset, format::track_section_len(bones));
     pad(&mut out);
 
+    // Constants and animated sub-tracks, list by list, each list in bone order.
+    let stored = |class: SubTrackClass| -> Vec<usize> {
+        let mut order: Vec<usize> = (0..tracks.len()).filter(|&i| tracks[i].class == class).collect();
+        order.sort_by_key(|&i| (list_of(&tracks[i]), tracks[i].bone));
+        order
+    };
     let constants_offset = out.len();
-    for t in tracks.iter().filter(|t| t.class == SubTrackClass::Constant) {
+    for &i in &stored(SubTrackClass::Constant) {
+        let t = &tracks[i];
         for c in &t.constant[..t.components as usize] {
             out.extend_from_slice(&c.to_le_bytes());
         }
@@ -58,7 +74,7 @@ pub fn write(
     pad(&mut out);
 
     let ranges_offset = out.len();
-    let animated: Vec<usize> = (0..tracks.len()).filter(|&i| tracks[i].class == SubTrackClass::Animated).collect();
+    let animated = stored(SubTrackClass::Animated);
     for &i in &animated {
         let t = &tracks[i];
         let n = t.components as usize;
@@ -80,6 +96,14 @@ pub fn write(
             .iter()
             .map(|&i| (&tracks[i], codes[i].as_ref().expect("animated sub-track without code")))
             .collect();
+        // The frame directory: the bit offset of every FRAME_BLOCK-th sub-track.
+        let mut offset = 0u32;
+        for (index, (t, code)) in animated_codes.iter().enumerate() {
+            if index > 0 && index % FRAME_BLOCK == 0 {
+                out.extend_from_slice(&offset.to_le_bytes());
+            }
+            offset += u32::from(code.bits) * t.components;
+        }
         for (_, code) in &animated_codes {
             out.push(code.bits);
         }
@@ -170,8 +194,7 @@ fn size_bound(
         |class| -> usize { tracks.iter().filter(|t| t.class == class).map(|t| t.components as usize).sum() };
     let animated = tracks.iter().filter(|t| t.class == SubTrackClass::Animated).count();
     let mut size = HEADER_SIZE
-        + format::class_table_len(bones)
-        + format::rotation_format_table_len(bones)
+        + format::track_section_len(bones)
         + pad
         + components(SubTrackClass::Constant) * 4
         + pad
@@ -187,13 +210,22 @@ fn size_bound(
             .zip(codes)
             .filter_map(|(t, c)| c.as_ref().map(|c| usize::from(c.bits) * t.components as usize))
             .sum();
-        size += animated + components(SubTrackClass::Animated) * 2 + (frame_bits * samples as usize).div_ceil(8) + pad;
+        size += format::frame_directory_len(animated)
+            + animated
+            + components(SubTrackClass::Animated) * 2
+            + (frame_bits * samples as usize).div_ceil(8)
+            + pad;
     }
     if let Some((clip, _)) = metadata {
         size += 12 + clip.name.len() + pad;
         size += clip.bones.iter().map(|b| 4 + 4 * 11 + 2 + b.name.len()).sum::<usize>();
     }
     size
+}
+
+/// The list a stored sub-track belongs to.
+fn list_of(t: &SubTrack) -> TrackList {
+    TrackList::of(t.kind, t.components)
 }
 
 fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {

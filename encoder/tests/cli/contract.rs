@@ -32,7 +32,8 @@ fn compress_info_decompress_round_trip() {
     let info: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(info["bones"], 8);
     assert_eq!(info["samples"], 48);
-    assert_eq!(info["version"], "1.0");
+    let version = format!("{}.{}", ossa_decoder::format::VERSION_MAJOR, ossa_decoder::format::VERSION_MINOR);
+    assert_eq!(info["version"], version.as_str());
     assert_eq!(info["bytes"]["compressed"], v["compressed_bytes"]);
     let o = ossa(&["info", s(&out)]);
     assert!(o.status.success() && stdout(&o).contains("checksum"));

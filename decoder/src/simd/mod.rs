@@ -1,0 +1,96 @@
+//! Four-lane `f32` vectors, one backend per target, chosen here and nowhere else.
+//!
+//! | target | backend |
+//! |---|---|
+//! | x86_64 (SSE2 is part of the base ISA) | [`sse2`]; AVX2 builds (`-C target-cpu=x86-64-v3`) use the same code, which the compiler encodes with VEX instructions |
+//! | aarch64 (NEON is part of the base ISA) | `neon` |
+//! | everything else (thumbv7em, riscv, wasm…) | [`scalar`] |
+//!
+//! Every backend implements [`Lanes`] with the same IEEE-754 operations lane by lane:
+//! add, subtract, multiply, divide, square root, never fused, never approximated
+//! (`rcpps`/`rsqrtps` differ between targets), and horizontal sums in one fixed order.
+//! So the decoded bits are identical whichever backend runs. The decoding arithmetic
+//! is written once, generic over [`Lanes`], in [`crate::decode`]; the scalar backend
+//! is compiled on every target so tests can run it beside the native one. `unsafe` is
+//! allowed in the backend modules only, for the intrinsics.
+
+use glam::{Quat, Vec3};
+
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon;
+pub(crate) mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod sse2;
+
+/// The backend this build decodes with.
+#[cfg(target_arch = "x86_64")]
+pub(crate) type Native = sse2::F32x4;
+/// The backend this build decodes with.
+#[cfg(target_arch = "aarch64")]
+pub(crate) type Native = neon::F32x4;
+/// The backend this build decodes with.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(crate) type Native = scalar::F32x4;
+
+/// The name of the backend this build decodes with: `"sse2"`, `"avx2"` (the same
+/// code compiled for AVX2), `"neon"` or `"scalar"`.
+pub const BACKEND: &str = if cfg!(target_arch = "x86_64") {
+    if cfg!(target_feature = "avx2") {
+        "avx2"
+    } else {
+        "sse2"
+    }
+} else if cfg!(target_arch = "aarch64") {
+    "neon"
+} else {
+    "scalar"
+};
+
+/// Four `f32` lanes `x, y, z, w`, and the operations the decoder needs on them.
+/// Every operation is exact IEEE-754 single precision, lane by lane, in the order
+/// written: the contract that makes every backend produce the same bits.
+pub(crate) trait Lanes: Copy {
+    /// Every lane `v`.
+    fn splat(v: f32) -> Self;
+    /// The lanes of `a`.
+    fn from_array(a: [f32; 4]) -> Self;
+    /// The lanes as an array.
+    fn to_array(self) -> [f32; 4];
+    /// Four little-endian `f32`.
+    fn from_le_bytes(b: &[u8; 16]) -> Self;
+    /// Integers below 2²⁴ converted to `f32` (exactly).
+    fn from_u32(q: [u32; 4]) -> Self;
+    /// Bit patterns read as `f32`.
+    fn from_bits(q: [u32; 4]) -> Self;
+    /// Lane-wise `self + o`.
+    fn add(self, o: Self) -> Self;
+    /// Lane-wise `self - o`.
+    fn sub(self, o: Self) -> Self;
+    /// Lane-wise `self * o`.
+    fn mul(self, o: Self) -> Self;
+    /// Lane-wise `self / o`.
+    fn div(self, o: Self) -> Self;
+    /// Lane-wise square root.
+    fn sqrt(self) -> Self;
+    /// Lanes `x, y, z` kept, `w` zero.
+    fn xyz0(self) -> Self;
+    /// Lane-wise bitwise AND.
+    fn and(self, o: Self) -> Self;
+    /// Lane-wise bitwise XOR.
+    fn xor(self, o: Self) -> Self;
+    /// Lane-wise `self > o`: all ones where true, zero where false (or NaN).
+    fn gt(self, o: Self) -> Self;
+    /// Lane-wise `self < o`: all ones where true, zero where false (or NaN).
+    fn lt(self, o: Self) -> Self;
+    /// Lanes of `a` where `mask` is all ones, of `b` where it is zero.
+    fn select(mask: Self, a: Self, b: Self) -> Self;
+    /// The four bytes of `word` (little-endian), one per lane, as `f32` 0 to 255.
+    fn from_bytes(word: u32) -> Self;
+    /// Rows become columns: four `x, y, z, w` vectors become the vector of their
+    /// `x`, of their `y`, … (and back).
+    fn transpose(rows: [Self; 4]) -> [Self; 4];
+    /// The lanes as a quaternion `x, y, z, w`.
+    fn to_quat(self) -> Quat;
+    /// Lanes `x, y, z` as a vector.
+    fn to_vec3(self) -> Vec3;
+}

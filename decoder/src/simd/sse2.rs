@@ -1,0 +1,145 @@
+//! The x86_64 backend: SSE2 intrinsics, available on every x86_64 CPU. Built with AVX2
+//! enabled (`-C target-cpu=x86-64-v3`) the same intrinsics are encoded as VEX
+//! instructions; FMA is never used, because a fused multiply-add rounds once where
+//! the other backends round twice.
+
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::*;
+
+use glam::{Quat, Vec3, Vec4};
+
+use super::Lanes;
+
+/// Four `f32` lanes in an SSE register.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub(crate) struct F32x4(__m128);
+
+impl Lanes for F32x4 {
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        // SAFETY: SSE2 is part of the x86_64 baseline; register-only intrinsic.
+        F32x4(unsafe { _mm_set1_ps(v) })
+    }
+    #[inline(always)]
+    fn from_array(a: [f32; 4]) -> Self {
+        // SAFETY: SSE2 baseline; `a` is 16 readable bytes (an unaligned load).
+        F32x4(unsafe { _mm_loadu_ps(a.as_ptr()) })
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; 4] {
+        let mut out = [0.0f32; 4];
+        // SAFETY: SSE2 baseline; `out` is 16 writable bytes (an unaligned store).
+        unsafe { _mm_storeu_ps(out.as_mut_ptr(), self.0) };
+        out
+    }
+    #[inline(always)]
+    fn from_le_bytes(b: &[u8; 16]) -> Self {
+        // SAFETY: SSE2 baseline; `b` is 16 readable bytes, loaded unaligned. x86 is
+        // little-endian, so the lanes are the little-endian floats.
+        F32x4(unsafe { _mm_loadu_ps(b.as_ptr().cast::<f32>()) })
+    }
+    #[inline(always)]
+    fn from_u32(q: [u32; 4]) -> Self {
+        // SAFETY: SSE2 baseline; `q` is 16 readable bytes. The integers are below 2²⁴,
+        // so reading them as i32 and converting is exact.
+        F32x4(unsafe { _mm_cvtepi32_ps(_mm_loadu_si128(q.as_ptr().cast::<__m128i>())) })
+    }
+    #[inline(always)]
+    fn from_bits(q: [u32; 4]) -> Self {
+        // SAFETY: SSE2 baseline; `q` is 16 readable bytes.
+        F32x4(unsafe { _mm_castsi128_ps(_mm_loadu_si128(q.as_ptr().cast::<__m128i>())) })
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        F32x4(unsafe { _mm_add_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        F32x4(unsafe { _mm_sub_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        F32x4(unsafe { _mm_mul_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic (correctly rounded division).
+        F32x4(unsafe { _mm_div_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic (correctly rounded root).
+        F32x4(unsafe { _mm_sqrt_ps(self.0) })
+    }
+    #[inline(always)]
+    fn xyz0(self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsics (lane 3 masked off).
+        F32x4(unsafe { _mm_and_ps(self.0, _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))) })
+    }
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        F32x4(unsafe { _mm_and_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        F32x4(unsafe { _mm_xor_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic (ordered: false for NaN).
+        F32x4(unsafe { _mm_cmpgt_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsic (ordered: false for NaN).
+        F32x4(unsafe { _mm_cmplt_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn select(mask: Self, a: Self, b: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsics: (a & m) | (b & !m).
+        F32x4(unsafe { _mm_or_ps(_mm_and_ps(mask.0, a.0), _mm_andnot_ps(mask.0, b.0)) })
+    }
+    #[inline(always)]
+    fn from_bytes(word: u32) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsics: bytes widened to 16, then
+        // 32 bits with zeros, then converted (exact: 0 to 255).
+        unsafe {
+            let zero = _mm_setzero_si128();
+            let b = _mm_cvtsi32_si128(word as i32);
+            F32x4(_mm_cvtepi32_ps(_mm_unpacklo_epi16(_mm_unpacklo_epi8(b, zero), zero)))
+        }
+    }
+    #[inline(always)]
+    fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        let [a, b, c, d] = rows.map(|r| r.0);
+        // SAFETY: SSE2 baseline; register-only intrinsics (the classic 4×4 transpose).
+        unsafe {
+            let t0 = _mm_unpacklo_ps(a, b); // a0 b0 a1 b1
+            let t1 = _mm_unpacklo_ps(c, d); // c0 d0 c1 d1
+            let t2 = _mm_unpackhi_ps(a, b); // a2 b2 a3 b3
+            let t3 = _mm_unpackhi_ps(c, d); // c2 d2 c3 d3
+            [
+                F32x4(_mm_movelh_ps(t0, t1)),
+                F32x4(_mm_movehl_ps(t1, t0)),
+                F32x4(_mm_movelh_ps(t2, t3)),
+                F32x4(_mm_movehl_ps(t3, t2)),
+            ]
+        }
+    }
+    #[inline(always)]
+    fn to_quat(self) -> Quat {
+        Quat::from_vec4(Vec4::from(self.0))
+    }
+    #[inline(always)]
+    fn to_vec3(self) -> Vec3 {
+        let [x, y, z, _] = self.to_array();
+        Vec3::new(x, y, z)
+    }
+}
