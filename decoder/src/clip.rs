@@ -51,6 +51,20 @@ impl<'a> Clip<'a> {
     /// content checksum is not verified here (it costs a pass over every byte); use
     /// [`Clip::from_bytes_verified`] for data from an untrusted store.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse(bytes, &mut 0)
+    }
+
+    /// Validates like [`Clip::from_bytes`] and counts the steps validation took (one
+    /// per byte of bit set, float of constants or ranges, segment, bit rate and
+    /// metadata record): the test that validation is linear in the metadata reads it.
+    #[doc(hidden)]
+    pub fn validation_work(bytes: &'a [u8]) -> (Result<Self, Error>, u64) {
+        let mut work = 0;
+        let result = Self::parse(bytes, &mut work);
+        (result, work)
+    }
+
+    fn parse(bytes: &'a [u8], work: &mut u64) -> Result<Self, Error> {
         if bytes.as_ptr() as usize % ALIGNMENT != 0 {
             return Err(Error::Misaligned);
         }
@@ -115,7 +129,7 @@ impl<'a> Clip<'a> {
             Section::Tracks,
         )?;
         let lists = TrackLists::new(section, bones);
-        let counts = validate_lists(&lists)?;
+        let counts = validate_lists(&lists, work)?;
         let count = |animated: bool, list: TrackList| {
             u64::from(counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0))
         };
@@ -129,6 +143,7 @@ impl<'a> Clip<'a> {
             components(false).saturating_mul(4),
             Section::Constants,
         )?;
+        *work = work.saturating_add(constants.len() as u64 / 4);
         if constants.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
             return Err(Error::BadValue(Section::Constants));
         }
@@ -138,6 +153,7 @@ impl<'a> Clip<'a> {
         let animated_components = components(true) as u32;
         let ranges =
             aligned_section(bytes, header.ranges_offset.get(), components(true).saturating_mul(8), Section::Ranges)?;
+        *work = work.saturating_add(ranges.len() as u64 / 4);
         validate_ranges(ranges, &counts)?;
 
         let mut clip = Clip {
@@ -158,11 +174,12 @@ impl<'a> Clip<'a> {
             frame_directory_len: format::frame_directory_len(animated_count as usize) as u32,
             metadata: None,
         };
-        clip.validate_segments()?;
+        clip.validate_segments(work)?;
 
         let (meta_offset, meta_size) = (header.metadata_offset.get(), header.metadata_size.get());
         if flags & FLAG_HAS_METADATA != 0 {
             let meta = aligned_section(bytes, meta_offset, u64::from(meta_size), Section::Metadata)?;
+            *work = work.saturating_add(u64::from(bone_count));
             clip.metadata = Some(Metadata::parse(meta, bone_count)?);
         } else if meta_offset != 0 || meta_size != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
@@ -182,7 +199,10 @@ impl<'a> Clip<'a> {
         Ok(clip)
     }
 
-    fn validate_segments(&self) -> Result<(), Error> {
+    /// Segments' data lie in increasing order without overlap, so the bit rates read
+    /// here are distinct bytes of the buffer: validation stays linear in its size.
+    fn validate_segments(&self, work: &mut u64) -> Result<(), Error> {
+        let mut previous_end = 0u64;
         let table_len = u64::from(self.segment_count).saturating_mul(SEGMENT_ENTRY_SIZE as u64);
         let table = aligned_section(self.bytes, self.segments_offset as u32, table_len, Section::SegmentTable)?;
         for (index, raw) in table.chunks_exact(SEGMENT_ENTRY_SIZE).enumerate() {
@@ -192,6 +212,10 @@ impl<'a> Clip<'a> {
             let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples).wrapping_sub(1) };
             if entry.frames_present.get() != full_mask {
                 return Err(Error::BadSegment(index));
+            }
+            *work = work.saturating_add(1).saturating_add(u64::from(self.animated_count));
+            if u64::from(entry.data_offset.get()) < previous_end {
+                return Err(Error::OutOfBounds(Section::Segment(index)));
             }
             let header_len = self.segment_header_len();
             let data = aligned_section(self.bytes, entry.data_offset.get(), header_len, Section::Segment(index))?;
@@ -208,6 +232,8 @@ impl<'a> Clip<'a> {
             if end > self.bytes.len() as u64 {
                 return Err(Error::OutOfBounds(Section::Segment(index)));
             }
+            // The slack may be shared: the next segment starts after the samples.
+            previous_end = end.saturating_sub(BIT_READ_SLACK as u64);
         }
         Ok(())
     }
@@ -407,7 +433,7 @@ fn f32_from(c: &[u8]) -> f32 {
 /// Checks the track descriptions in one pass over their bytes: padding bits zero, no
 /// bone in two lists of one kind, every rank directory entry equal to the bits set
 /// before its block. Returns the number of sub-tracks in each bit set.
-fn validate_lists(lists: &TrackLists<'_>) -> Result<[u32; BITSET_COUNT], Error> {
+fn validate_lists(lists: &TrackLists<'_>, work: &mut u64) -> Result<[u32; BITSET_COUNT], Error> {
     let bones = lists.bone_count();
     let mut counts = [0u32; BITSET_COUNT];
     for (index, count) in counts.iter_mut().enumerate() {
@@ -416,6 +442,7 @@ fn validate_lists(lists: &TrackLists<'_>) -> Result<[u32; BITSET_COUNT], Error> 
         if bones % 8 != 0 && set.last().is_some_and(|&b| b >> (bones % 8) != 0) {
             return Err(Error::NonZeroReserved(Section::Tracks));
         }
+        *work = work.saturating_add(set.len() as u64);
         for (block, bytes) in set.chunks(RANK_BLOCK_BITS / 8).enumerate() {
             if let Some(entry) = block.checked_sub(1) {
                 if lists.directory_entry(index, entry).map(u32::from) != Some(*count) {
@@ -427,6 +454,7 @@ fn validate_lists(lists: &TrackLists<'_>) -> Result<[u32; BITSET_COUNT], Error> 
     }
     // A sub-track is in at most one list: the bit sets of one kind are disjoint.
     let kinds: [&[TrackList]; 3] = [&TrackList::ALL[..2], &TrackList::ALL[2..3], &TrackList::ALL[3..]];
+    *work = work.saturating_add(format::bitset_len(bones) as u64);
     for byte in 0..format::bitset_len(bones) {
         for lists_of_kind in kinds {
             let mut seen = 0u8;
