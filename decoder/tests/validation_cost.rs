@@ -110,7 +110,11 @@ fn validation_work_is_linear_in_the_metadata_bytes() {
         rows.push((bones, segments, file.len(), work));
         // At most two steps per byte of the file (every byte of it is metadata here;
         // the bit sets are read twice, once for counts and once for overlaps).
-        assert!(work <= 2 * file.len() as u64, "{bones} bones, {segments} segments: {work} steps for {} bytes", file.len());
+        assert!(
+            work <= 2 * file.len() as u64,
+            "{bones} bones, {segments} segments: {work} steps for {} bytes",
+            file.len()
+        );
     }
     for (bones, segments, len, work) in &rows {
         eprintln!("{bones:>6} bones {segments:>6} segments: {len:>8} bytes, {work:>8} validation steps");

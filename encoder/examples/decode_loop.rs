@@ -1,6 +1,11 @@
-//! Decodes poses in a loop, for profilers (`valgrind --tool=callgrind`, `perf`):
+//! Decodes poses in a loop, for profilers and instruction counts
+//! (`scripts/instructions.sh`, `valgrind --tool=callgrind`, `perf`):
 //! `cargo run --release -p ossa-encoder --example decode_loop -- CLIP.acl.sjson [POSES]`.
-//! Prints the instructions-free facts a profile needs: bones, poses decoded.
+//! Plays forward over 100 evenly spaced times, interpolating: POSES whole poses (seek +
+//! `decompress_pose`), then POSES poses decoded bone by bone (seek + `decompress_bone`
+//! for every bone).
+
+use std::hint::black_box;
 
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use ossa_encoder::{acl_text, compress, Settings};
@@ -14,13 +19,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let clip = Clip::from_bytes(&out.bytes)?;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
-    let mut checksum = 0.0f32;
+    let time = |i: usize| clip.duration() * (i % 100) as f32 / 99.0;
     for i in 0..poses {
-        let t = clip.duration() * (i % 100) as f32 / 99.0;
-        sampler.seek(t, Rounding::None);
-        sampler.decompress_pose(&mut pose)?;
-        checksum += pose[1].translation.x;
+        sampler.seek(time(i), Rounding::None);
+        sampler.decompress_pose(black_box(&mut pose))?;
     }
-    println!("{} bones, {poses} poses decoded (checksum {checksum})", raw.bones.len());
+    for i in 0..poses {
+        sampler.seek(time(i), Rounding::None);
+        for bone in 0..clip.bone_count() {
+            black_box(sampler.decompress_bone(bone)?);
+        }
+    }
+    println!("{} bones, {poses} poses decoded whole and bone by bone", raw.bones.len());
     Ok(())
 }

@@ -230,3 +230,26 @@ fn corrupted_and_foreign_files_are_refused_by_info_and_decompress() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("empty"));
 }
+
+#[test]
+fn bench_reports_its_fields_warm_and_cold_and_refuses_what_is_not_a_clip() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wave.ossa");
+    assert!(ossa(&["compress", s(&example()), "-o", s(&out)]).status.success());
+    for (flags, cache) in [(&[][..], "warm"), (&["--cold"][..], "cold")] {
+        let mut args = vec!["bench", s(&out), "--json"];
+        args.extend_from_slice(flags);
+        let o = ossa(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["cache"], cache);
+        assert_eq!(v["bones"], 8);
+        assert_eq!(v["backend"], Sampler::backend());
+        let (median, min) = (v["pose_ns_median"].as_f64().unwrap(), v["pose_ns_min"].as_f64().unwrap());
+        assert!(min > 0.0 && min <= median, "{v}");
+        assert!(v["bone_pose_ns_median"].as_f64().unwrap() > 0.0, "{v}");
+    }
+    let o = ossa(&["bench", s(&example())]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("wave.acl.sjson"), "{}", stderr(&o));
+}

@@ -56,6 +56,20 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure decoding speed: seek + whole pose, and seek + the pose bone by bone,
+    /// forward over 100 evenly spaced times, interpolating; median and minimum of
+    /// many rounds, in nanoseconds per pose.
+    Bench {
+        /// The .ossa file ('-' for standard input).
+        input: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// Spread copies of the clip over 64 MiB and visit them in turn, so that each
+        /// call finds its data out of the caches.
+        #[arg(long)]
+        cold: bool,
+    },
     /// Compress clips in memory and report sizes, errors and times. A folder stands
     /// for the .acl.sjson files in it. Every clip is tried: failures are listed at the
     /// end, and make the exit status 2.

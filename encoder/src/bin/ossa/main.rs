@@ -88,6 +88,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Decompress { input, output } => commands::decompress::run(&input, &output, &limit),
         Command::Info { input, json } => commands::info::run(&input, json, &limit),
+        Command::Bench { input, json, cold } => commands::bench::run(&input, json, cold, &limit),
         Command::Stats { inputs, precision, json } => commands::stats::run(&inputs, precision, json, &limit),
     }
 }

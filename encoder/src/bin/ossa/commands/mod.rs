@@ -1,5 +1,6 @@
 //! One module per command; what they share lives here.
 
+pub mod bench;
 pub mod compress;
 pub mod decompress;
 pub mod info;

@@ -1,0 +1,105 @@
+//! `ossa bench`: how fast this machine decodes a clip, measured the way engines play
+//! it: forward over 100 evenly spaced times in `[0, duration]`, interpolating, each
+//! call a `seek` and a whole pose (and again with the pose decoded bone by bone).
+//!
+//! Timings on a shared machine are noisy: the command reports the median and the
+//! minimum of many rounds, and README.md says how to get stable instruction counts
+//! (callgrind) for comparisons between versions.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_encoder::message::path as shown;
+use ossa_encoder::AlignedBytes;
+use serde_json::json;
+
+use crate::failure::{say, Failure};
+use crate::input::Input;
+use crate::memory_limit::MemoryLimit;
+
+/// Poses per round: one pass over the 100 playback times.
+const TIMES: usize = 100;
+/// Rounds timed for each figure (after one untimed warm-up round).
+const ROUNDS: usize = 301;
+/// Bytes the clip's copies are spread over with `--cold`, so that each call finds its
+/// clip out of the caches.
+const COLD_BYTES: usize = 64 << 20;
+
+pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<(), Failure> {
+    let source = Input::open(input)?;
+    let input = source.shown.clone();
+    let bytes = source.read_ossa(limit)?;
+    let clip = Clip::from_bytes(&bytes).map_err(|e| Failure::at(&input, e))?;
+    // One copy warm; with --cold, enough copies to cover COLD_BYTES, visited in turn.
+    let copies = if cold { COLD_BYTES.div_ceil(bytes.len()).max(2) } else { 1 };
+    let needed = (copies * bytes.len()) as u64;
+    if !limit.allows(needed) {
+        return Err(Failure::at(&input, limit.refusal("the cold-cache benchmark's copies of the clip", needed)));
+    }
+    let stored: Vec<AlignedBytes> = (0..copies).map(|_| AlignedBytes::new(&bytes)).collect();
+    let clips: Vec<Clip<'_>> =
+        stored.iter().map(|b| Clip::from_bytes(b)).collect::<Result<_, _>>().map_err(|e| Failure::at(&input, e))?;
+    let times: Vec<f32> = (0..TIMES).map(|i| clip.duration() * i as f32 / (TIMES - 1) as f32).collect();
+    let bones = clip.bone_count();
+    let mut pose = vec![Transform::IDENTITY; bones as usize];
+
+    let mut next = 0usize;
+    let mut pose_round = || {
+        let started = Instant::now();
+        for &t in &times {
+            let mut sampler = Sampler::new(clips[next]);
+            next = if next + 1 == clips.len() { 0 } else { next + 1 };
+            sampler.seek(t, Rounding::None);
+            // The output was sized from the clip: this cannot fail.
+            let _ = sampler.decompress_pose(black_box(&mut pose));
+        }
+        started.elapsed().as_nanos() as f64 / TIMES as f64
+    };
+    let (pose_median, pose_min) = stats(&mut pose_round);
+    let mut next = 0usize;
+    let mut bone_round = || {
+        let started = Instant::now();
+        for &t in &times {
+            let mut sampler = Sampler::new(clips[next]);
+            next = if next + 1 == clips.len() { 0 } else { next + 1 };
+            sampler.seek(t, Rounding::None);
+            for bone in 0..bones {
+                let _ = black_box(sampler.decompress_bone(bone));
+            }
+        }
+        started.elapsed().as_nanos() as f64 / TIMES as f64
+    };
+    let (bone_median, bone_min) = stats(&mut bone_round);
+    let cache = if cold { "cold" } else { "warm" };
+    let backend = Sampler::backend();
+    if json {
+        return say(json!({
+            "file": input.display().to_string(),
+            "bones": bones,
+            "backend": backend,
+            "cache": cache,
+            "copies": copies,
+            "pose_ns_median": pose_median,
+            "pose_ns_min": pose_min,
+            "bone_pose_ns_median": bone_median,
+            "bone_pose_ns_min": bone_min,
+        }));
+    }
+    say(format!(
+        "{}: {bones} bones, {backend} backend, {cache} cache ({copies} cop{})",
+        shown(&input),
+        if copies == 1 { "y" } else { "ies" }
+    ))?;
+    say(format!("  seek + decompress_pose               median {pose_median:>9.1} ns, min {pose_min:>9.1} ns"))?;
+    say(format!("  seek + decompress_bone × {bones:<5}       median {bone_median:>9.1} ns, min {bone_min:>9.1} ns"))
+}
+
+/// Median and minimum of `ROUNDS` timed rounds, after one untimed round.
+fn stats(round: &mut impl FnMut() -> f64) -> (f64, f64) {
+    round();
+    let mut samples: Vec<f64> = (0..ROUNDS).map(|_| round()).collect();
+    samples.sort_by(f64::total_cmp);
+    (samples[ROUNDS / 2], samples[0])
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Instructions per seek + whole pose, and per pose decoded bone by bone, counted by
+# valgrind (callgrind): deterministic, so two versions compare exactly on a noisy
+# machine. Same protocol as ../shared/tools/acl-reference.sh instructions: forward over
+# 100 evenly spaced times, interpolating.
+#
+# usage: scripts/instructions.sh CLIP.acl.sjson [more clips…]
+# Extra RUSTFLAGS (e.g. "-C target-cpu=x86-64-v3") select the AVX2 build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
+cargo build --quiet --release -p ossa-encoder --example decode_loop
+bin=${CARGO_TARGET_DIR:-target}/release/examples/decode_loop
+poses=2000
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+count() { # $1 clip, $2 function; prints instructions per call
+  valgrind --tool=callgrind --callgrind-out-file="$T/cg" --collect-atstart=no --toggle-collect="$2" \
+    "$bin" "$1" "$poses" >/dev/null 2>&1
+  python3 -c 'import sys; print(int(open(sys.argv[1]).read().split("summary:")[1].split()[0]))' "$T/cg"
+}
+for clip in "$@"; do
+  seek=$(count "$clip" 'ossa_decoder::sampler::Sampler::seek')
+  pose=$(count "$clip" 'ossa_decoder::sampler::Sampler::decompress_pose')
+  bone=$(count "$clip" 'ossa_decoder::sampler::Sampler::decompress_bone')
+  python3 - "$clip" "$seek" "$pose" "$bone" "$poses" <<'PY'
+import os, sys
+clip, seek, pose, bone, n = sys.argv[1], *map(int, sys.argv[2:])
+# decode_loop also decodes every pose bone by bone once, after the whole-pose loop.
+print(f"{os.path.basename(clip)}: {(seek / 2 + pose) / n:.0f} instructions per seek + pose "
+      f"(pose {pose / n:.0f}, seek {seek / 2 / n:.0f}); pose bone by bone {bone / n:.0f}")
+PY
+done
