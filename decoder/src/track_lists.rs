@@ -71,9 +71,7 @@ impl<'a> TrackLists<'a> {
     /// The bones of bit set `index`, ascending.
     #[inline]
     pub(crate) fn bones(&self, index: usize) -> Bones<'a> {
-        let start = index.saturating_mul(self.set_len);
-        let bytes = self.section.get(start..).unwrap_or(&[]);
-        Bones { bytes, left: self.bones, word: 0, base: 0, next: 0 }
+        Bones { words: self.set(index).chunks(8), word: 0, base: 0, next_base: 0 }
     }
 
     /// Number of bones in the clip.
@@ -104,50 +102,26 @@ pub(crate) fn popcount(bytes: &[u8]) -> u32 {
 
 /// Iterator over the set bits of a bit set, ascending, a 64-bit word at a time.
 pub(crate) struct Bones<'a> {
-    /// The section from the set's first byte (the set and what follows it).
-    bytes: &'a [u8],
-    /// Bits of the set not loaded yet.
-    left: usize,
+    words: core::slice::Chunks<'a, u8>,
     word: u64,
     base: usize,
-    /// Byte offset of the next word.
-    next: usize,
-}
-
-impl Bones<'_> {
-    /// The next (up to) 64 bits of the set: one 8-byte load where the section has the
-    /// bytes, bits past the set's end masked off.
-    #[inline(always)]
-    fn load(&mut self) -> Option<u64> {
-        if self.left == 0 {
-            return None;
-        }
-        let word = match self.bytes.get(self.next..).and_then(|b| b.first_chunk::<8>()) {
-            Some(b) => u64::from_le_bytes(*b),
-            None => {
-                let mut w = [0u8; 8];
-                for (d, s) in w.iter_mut().zip(self.bytes.get(self.next..).unwrap_or(&[])) {
-                    *d = *s;
-                }
-                u64::from_le_bytes(w)
-            }
-        };
-        let bits = self.left.min(64);
-        self.left = self.left.saturating_sub(64);
-        self.next = self.next.wrapping_add(8);
-        Some(if bits == 64 { word } else { word & ((1u64 << bits).wrapping_sub(1)) })
-    }
+    next_base: usize,
 }
 
 impl Iterator for Bones<'_> {
     type Item = usize;
 
-    #[inline(always)]
+    #[inline]
     fn next(&mut self) -> Option<usize> {
         while self.word == 0 {
-            let base = self.next.wrapping_mul(8);
-            self.word = self.load()?;
-            self.base = base;
+            let chunk = self.words.next()?;
+            let mut w = [0u8; 8];
+            for (d, s) in w.iter_mut().zip(chunk) {
+                *d = *s;
+            }
+            self.word = u64::from_le_bytes(w);
+            self.base = self.next_base;
+            self.next_base = self.next_base.wrapping_add(64);
         }
         let bit = self.word.trailing_zeros() as usize;
         // Clear the lowest set bit.
