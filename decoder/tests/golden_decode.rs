@@ -133,3 +133,15 @@ fn same_bits(a: &Transform, b: &Transform) -> bool {
     };
     bits(a) == bits(b)
 }
+
+/// The sampler is a small value on the caller's stack; its doc states the size.
+#[test]
+fn sampler_size_is_as_documented() {
+    if cfg!(target_pointer_width = "64") {
+        assert_eq!(core::mem::size_of::<Clip<'static>>(), CLIP_BYTES);
+        assert_eq!(core::mem::size_of::<Sampler<'static>>(), SAMPLER_BYTES);
+    }
+}
+/// Documented in `Sampler`'s doc comment: keep them in step.
+const CLIP_BYTES: usize = 256;
+const SAMPLER_BYTES: usize = 328;
