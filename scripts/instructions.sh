@@ -25,7 +25,7 @@ for clip in "$@"; do
   python3 - "$clip" "$seek" "$pose" "$bone" "$poses" <<'PY'
 import os, sys
 clip, seek, pose, bone, n = sys.argv[1], *map(int, sys.argv[2:])
-# decode_loop also decodes every pose bone by bone once, after the whole-pose loop.
+# decode_loop seeks n times before whole poses and n times before bone-by-bone poses.
 print(f"{os.path.basename(clip)}: {(seek / 2 + pose) / n:.0f} instructions per seek + pose "
       f"(pose {pose / n:.0f}, seek {seek / 2 / n:.0f}); pose bone by bone {bone / n:.0f}")
 PY

@@ -103,7 +103,7 @@ pub struct ClipHeader {
     pub sample_rate: F32,
     /// Number of segments: `max(1, sample_count / segment_len)`.
     pub segment_count: U32,
-    /// Offset of the track descriptions (sub-track classes, rotation formats).
+    /// Offset of the track descriptions (bone bit sets and rank directories).
     pub tracks_offset: U32,
     /// Offset of the constant sub-track values.
     pub constants_offset: U32,
@@ -140,9 +140,8 @@ pub struct SegmentEntry {
 /// Size of [`SegmentEntry`] in bytes.
 pub const SEGMENT_ENTRY_SIZE: usize = core::mem::size_of::<SegmentEntry>();
 
-/// The three sub-tracks of a bone, in the order their streams are stored: every
-/// bone's rotation first, then every translation, then every scale, so that a SIMD
-/// decoder processes sub-tracks of one kind at a time.
+/// The three sub-tracks of a bone. Their data is stored by [`TrackList`], which
+/// follows this order (rotations, then translations, then scales).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SubTrackKind {
     /// Quaternion rotation.
@@ -154,7 +153,7 @@ pub enum SubTrackKind {
 }
 
 impl SubTrackKind {
-    /// The three kinds in storage order.
+    /// The three kinds, in the order of their lists.
     pub const ALL: [SubTrackKind; 3] = [Self::Rotation, Self::Translation, Self::Scale];
 }
 

@@ -53,13 +53,7 @@ impl<'a> TrackLists<'a> {
         let block = bone / RANK_BLOCK_BITS;
         let before = match block.checked_sub(1) {
             None => 0,
-            Some(entry) => {
-                let entries = format::rank_entries(self.bones);
-                let at = self
-                    .directory
-                    .saturating_add(index.saturating_mul(entries).saturating_add(entry).saturating_mul(2));
-                u32::from(u16_at(self.section, at).unwrap_or(0))
-            }
+            Some(entry) => u32::from(self.directory_entry(index, entry).unwrap_or(0)),
         };
         let set = self.set(index);
         let first = block.saturating_mul(RANK_BLOCK_BITS / 8);
@@ -79,7 +73,9 @@ impl<'a> TrackLists<'a> {
         self.bones
     }
 
-    /// The `u16` rank directory entry `entry` of bit set `index`.
+    /// The `u16` rank directory entry `entry` of bit set `index`: the bits set in
+    /// blocks `0 ..= entry`.
+    #[inline]
     pub(crate) fn directory_entry(&self, index: usize, entry: usize) -> Option<u16> {
         let entries = format::rank_entries(self.bones);
         let at = self.directory.checked_add(index.checked_mul(entries)?.checked_add(entry)?.checked_mul(2)?)?;

@@ -31,9 +31,16 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut sampler = Sampler::new(clip);
     let mut pose = [Transform::IDENTITY; 64];
+    let mut scalar = [Transform::IDENTITY; 64];
     for t in [time, time * 0.5, clip.duration() * f32::from(control[5]) / 255.0] {
         sampler.seek(t, rounding);
         let _ = sampler.decompress_pose(&mut pose);
+        // Every backend decodes the same bits, corrupted input included.
+        if sampler.decompress_pose_scalar(&mut scalar).is_ok() {
+            for (a, b) in pose.iter().zip(&scalar).take(clip.bone_count() as usize) {
+                assert_eq!(bits(a), bits(b), "native and scalar backends differ");
+            }
+        }
         let _ = sampler.decompress_bone(u32::from(control[6]));
         let _ = sampler.decompress_bone(u32::from(control[7]) * 1000);
     }
@@ -44,3 +51,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = clip.layout();
 });
+
+/// A transform's bits, NaNs compared as NaNs (their payload is not part of the contract).
+fn bits(t: &Transform) -> [u32; 10] {
+    let mut out = [0u32; 10];
+    let values = t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array());
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() };
+    }
+    out
+}

@@ -1,6 +1,6 @@
 //! Structure-aware decoding: a valid encoded clip plus a list of mutations aimed at
 //! what validation checks (header fields, offsets, counts, segment entries, bit
-//! rates, range bytes, class tables, sample bits), with the checksum fixed up half of
+//! rates, range bytes, bone bit sets, sample bits), with the checksum fixed up half of
 //! the time, so the fuzzer gets past the first checks. Whatever validates must sample
 //! without crashing.
 //!
@@ -23,7 +23,7 @@ enum Mutation {
     SegmentWord { segment: u16, field: u8, value: u32 },
     /// A byte at the start of a segment's data (bit rates, then range bytes).
     SegmentByte { segment: u16, index: u16, value: u8 },
-    /// A byte of the class table, constants or clip ranges.
+    /// A byte of the bone bit sets, rank directories, constants or clip ranges.
     TableByte { index: u16, value: u8 },
     /// Flips bits in the sample stream of a segment.
     SampleBits { segment: u16, bit: u16, mask: u32 },
@@ -124,9 +124,16 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut sampler = Sampler::new(clip);
     let mut pose = [Transform::IDENTITY; 128];
+    let mut scalar = [Transform::IDENTITY; 128];
     for t in [plan.time, 0.0, clip.duration(), clip.duration() * 0.37] {
         sampler.seek(t, rounding);
         let _ = sampler.decompress_pose(&mut pose);
+        // Every backend decodes the same bits, corrupted input included.
+        if sampler.decompress_pose_scalar(&mut scalar).is_ok() {
+            for (a, b) in pose.iter().zip(&scalar).take(clip.bone_count() as usize) {
+                assert_eq!(bits(a), bits(b), "native and scalar backends differ");
+            }
+        }
         let _ = sampler.decompress_bone(u32::from(plan.bone));
         let _ = sampler.decompress_bone(0);
     }
@@ -137,3 +144,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = clip.layout();
 });
+
+/// A transform's bits, NaNs compared as NaNs (their payload is not part of the contract).
+fn bits(t: &Transform) -> [u32; 10] {
+    let mut out = [0u32; 10];
+    let values = t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array());
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() };
+    }
+    out
+}

@@ -45,33 +45,17 @@ pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<
     let bones = clip.bone_count();
     let mut pose = vec![Transform::IDENTITY; bones as usize];
 
-    let mut next = 0usize;
-    let mut pose_round = || {
-        let started = Instant::now();
-        for &t in &times {
-            let mut sampler = Sampler::new(clips[next]);
-            next = if next + 1 == clips.len() { 0 } else { next + 1 };
-            sampler.seek(t, Rounding::None);
-            // The output was sized from the clip: this cannot fail.
-            let _ = sampler.decompress_pose(black_box(&mut pose));
+    // One sampler per copy, made once: each timed call is exactly a seek and a decode.
+    let mut samplers: Vec<Sampler<'_>> = clips.iter().map(|&c| Sampler::new(c)).collect();
+    let (pose_median, pose_min) = stats(&mut samplers, &times, |sampler| {
+        // The output was sized from the clip: this cannot fail.
+        let _ = sampler.decompress_pose(black_box(&mut pose));
+    });
+    let (bone_median, bone_min) = stats(&mut samplers, &times, |sampler| {
+        for bone in 0..bones {
+            let _ = black_box(sampler.decompress_bone(bone));
         }
-        started.elapsed().as_nanos() as f64 / TIMES as f64
-    };
-    let (pose_median, pose_min) = stats(&mut pose_round);
-    let mut next = 0usize;
-    let mut bone_round = || {
-        let started = Instant::now();
-        for &t in &times {
-            let mut sampler = Sampler::new(clips[next]);
-            next = if next + 1 == clips.len() { 0 } else { next + 1 };
-            sampler.seek(t, Rounding::None);
-            for bone in 0..bones {
-                let _ = black_box(sampler.decompress_bone(bone));
-            }
-        }
-        started.elapsed().as_nanos() as f64 / TIMES as f64
-    };
-    let (bone_median, bone_min) = stats(&mut bone_round);
+    });
     let cache = if cold { "cold" } else { "warm" };
     let backend = Sampler::backend();
     if json {
@@ -96,8 +80,21 @@ pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<
     say(format!("  seek + decompress_bone × {bones:<5}       median {bone_median:>9.1} ns, min {bone_min:>9.1} ns"))
 }
 
-/// Median and minimum of `ROUNDS` timed rounds, after one untimed round.
-fn stats(round: &mut impl FnMut() -> f64) -> (f64, f64) {
+/// Median and minimum, in nanoseconds per call, of `ROUNDS` timed rounds (after one
+/// untimed round). A round seeks to each of `times` in turn and calls `decode`, each
+/// call on the next sampler (the next copy of the clip, for `--cold`).
+fn stats(samplers: &mut [Sampler<'_>], times: &[f32], mut decode: impl FnMut(&Sampler<'_>)) -> (f64, f64) {
+    let (count, mut next) = (samplers.len(), 0usize);
+    let mut round = || {
+        let started = Instant::now();
+        for &t in times {
+            let sampler = &mut samplers[next];
+            next = if next + 1 == count { 0 } else { next + 1 };
+            sampler.seek(t, Rounding::None);
+            decode(sampler);
+        }
+        started.elapsed().as_nanos() as f64 / times.len() as f64
+    };
     round();
     let mut samples: Vec<f64> = (0..ROUNDS).map(|_| round()).collect();
     samples.sort_by(f64::total_cmp);
