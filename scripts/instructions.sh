@@ -19,14 +19,15 @@ count() { # $1 clip, $2 function; prints instructions per call
   python3 -c 'import sys; print(int(open(sys.argv[1]).read().split("summary:")[1].split()[0]))' "$T/cg"
 }
 for clip in "$@"; do
-  seek=$(count "$clip" 'ossa_decoder::sampler::Sampler::seek')
-  pose=$(count "$clip" 'ossa_decoder::sampler::Sampler::decompress_pose')
-  bone=$(count "$clip" 'ossa_decoder::sampler::Sampler::decompress_bone')
+  # Each loop of decode_loop is its own function; counting one counts that loop alone
+  # (compressing the clip first also decodes it, which must not be counted).
+  seek=$(count "$clip" 'decode_loop::seeks')
+  pose=$(count "$clip" 'decode_loop::whole_poses')
+  bone=$(count "$clip" 'decode_loop::bone_poses')
   python3 - "$clip" "$seek" "$pose" "$bone" "$poses" <<'PY'
 import os, sys
 clip, seek, pose, bone, n = sys.argv[1], *map(int, sys.argv[2:])
-# decode_loop seeks n times before whole poses and n times before bone-by-bone poses.
-print(f"{os.path.basename(clip)}: {(seek / 2 + pose) / n:.0f} instructions per seek + pose "
-      f"(pose {pose / n:.0f}, seek {seek / 2 / n:.0f}); pose bone by bone {bone / n:.0f}")
+print(f"{os.path.basename(clip)}: {pose / n:.0f} instructions per seek + pose "
+      f"(seek {seek / n:.0f}); pose bone by bone (seek + every bone) {bone / n:.0f}")
 PY
 done

@@ -34,31 +34,42 @@ pub fn aligned_section(bytes: &[u8], offset: u32, len: u64, section: Section) ->
     bytes.get(offset..end).ok_or(Error::OutOfBounds(section))
 }
 
+/// The 64 bits starting at byte `byte`, little-endian. Bytes past the slice read as
+/// zero (never a panic); the format's slack ([`crate::format::BIT_READ_SLACK`]) keeps
+/// valid reads on the one-load path.
+#[inline(always)]
+pub fn u64_at_or_zero(bytes: &[u8], byte: usize) -> u64 {
+    match bytes.get(byte..).and_then(|tail| tail.first_chunk::<8>()) {
+        Some(b) => u64::from_le_bytes(*b),
+        None => {
+            let mut tmp = [0u8; 8];
+            for (t, s) in tmp.iter_mut().zip(bytes.get(byte..).unwrap_or(&[])) {
+                *t = *s;
+            }
+            u64::from_le_bytes(tmp)
+        }
+    }
+}
+
+/// The bits from bit `bit_offset` on, least significant first: at least 57 of them
+/// valid (the load is 8 bytes, shifted by up to 7 bits). Zero past the slice.
+#[inline(always)]
+pub fn bits_from(bytes: &[u8], bit_offset: u64) -> u64 {
+    let Ok(byte) = usize::try_from(bit_offset >> 3) else {
+        return 0;
+    };
+    u64_at_or_zero(bytes, byte) >> (bit_offset & 7)
+}
+
 /// Reads `bits` (0 to 32) bits starting at bit `bit_offset`, least significant bit
 /// first. Loads eight bytes at once; the format guarantees eight readable bytes past
 /// the last sample ([`crate::format::BIT_READ_SLACK`]). A read past the slice yields
 /// zero bits instead of panicking.
 #[inline]
 pub fn read_bits(bytes: &[u8], bit_offset: u64, bits: u8) -> u32 {
-    let Ok(byte) = usize::try_from(bit_offset >> 3) else {
-        return 0;
-    };
-    let shift = (bit_offset & 7) as u32;
-    let word = match bytes.get(byte..).and_then(|tail| tail.first_chunk::<8>()) {
-        Some(b) => u64::from_le_bytes(*b),
-        None => {
-            let mut tmp = [0u8; 8];
-            if let Some(tail) = bytes.get(byte..) {
-                for (t, s) in tmp.iter_mut().zip(tail) {
-                    *t = *s;
-                }
-            }
-            u64::from_le_bytes(tmp)
-        }
-    };
     // `bits` is at most 32, so the shift is in range and the subtraction cannot wrap.
     let mask = if bits >= 32 { u64::from(u32::MAX) } else { (1u64 << bits).wrapping_sub(1) };
-    ((word >> shift) & mask) as u32
+    (bits_from(bytes, bit_offset) & mask) as u32
 }
 
 #[cfg(test)]

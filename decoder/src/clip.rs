@@ -122,13 +122,9 @@ impl<'a> Clip<'a> {
 
         // Track descriptions: eight bone bit sets, then their rank directories.
         let bones = bone_count as usize;
-        let section = aligned_section(
-            bytes,
-            header.tracks_offset.get(),
-            format::track_section_len(bones) as u64,
-            Section::Tracks,
-        )?;
-        let lists = TrackLists::new(section, bones);
+        // Checked in bounds and aligned; the view reads the section in place.
+        aligned_section(bytes, header.tracks_offset.get(), format::track_section_len(bones) as u64, Section::Tracks)?;
+        let lists = TrackLists::new(bytes, header.tracks_offset.get() as usize, bones);
         let counts = validate_lists(&lists, work)?;
         let count = |animated: bool, list: TrackList| {
             u64::from(counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0))

@@ -7,38 +7,21 @@
 //! shorter-arc test, interpolation and normalisation are plain lane-wise operations
 //! in the order the spec writes them.
 
-use crate::bytes::read_bits;
+use crate::bytes::{bits_from, u64_at_or_zero};
 use crate::format::RAW_BITS;
 use crate::simd::Lanes;
 
-/// Where one key frame of one animated sub-track is.
-#[derive(Clone, Copy)]
-pub(crate) struct KeyRef {
-    /// Its bit rate in the key's segment.
-    pub bits: u8,
-    /// Bit offset (from the buffer start) of its first component.
-    pub bit: u64,
-    /// Offset of its `lo` segment-range bytes (`hi` follow after `components`), or
-    /// `None` for a single-segment clip.
-    pub segment_range: Option<usize>,
-}
-
-/// The `components` little-endian `f32` at `at` (zero lanes past them). A 16-byte
-/// load when the buffer has the bytes, else one float at a time.
+/// The `C` little-endian `f32` at `at`: a 16-byte load when the buffer has the bytes
+/// (lanes past `C` then hold whatever follows, which no caller uses: translations and
+/// scales keep `x, y, z`, three-component rotations rebuild `w`), else one float at a
+/// time with zero lanes past `C`.
 #[inline(always)]
-pub(crate) fn load<V: Lanes>(bytes: &[u8], at: usize, components: u32) -> V {
+pub(crate) fn load<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> V {
     match bytes.get(at..).and_then(|b| b.first_chunk::<16>()) {
-        Some(chunk) => {
-            let v = V::from_le_bytes(chunk);
-            if components == 4 {
-                v
-            } else {
-                v.xyz0()
-            }
-        }
+        Some(chunk) => V::from_le_bytes(chunk),
         None => {
             let mut out = [0.0f32; 4];
-            for (c, o) in out.iter_mut().enumerate().take(components as usize) {
+            for (c, o) in out.iter_mut().enumerate().take(C) {
                 *o = crate::bytes::f32_at(bytes, at.wrapping_add(c << 2)).unwrap_or(0.0);
             }
             V::from_array(out)
@@ -46,63 +29,128 @@ pub(crate) fn load<V: Lanes>(bytes: &[u8], at: usize, components: u32) -> V {
     }
 }
 
-/// The segment-range bytes of a sub-track: `components` bytes `lo`, then as many
-/// `hi`, as two little-endian words (bytes past `components` zero).
+/// The `C` little-endian `f32` at the start of `b` (at least `4·C` bytes; lanes
+/// past `C` zero).
 #[inline(always)]
-fn range_bytes(bytes: &[u8], at: usize, components: u32) -> (u32, u32) {
-    let word = match bytes.get(at..).and_then(|b| b.first_chunk::<8>()) {
-        Some(b) => u64::from_le_bytes(*b),
-        None => {
-            let mut b = [0u8; 8];
-            for (d, s) in b.iter_mut().zip(bytes.get(at..).unwrap_or(&[])) {
-                *d = *s;
-            }
-            u64::from_le_bytes(b)
-        }
+pub(crate) fn floats<V: Lanes, const C: usize>(b: &[u8]) -> V {
+    let v = if C == 4 {
+        b.first_chunk::<16>().map(V::from_le_bytes)
+    } else {
+        b.first_chunk::<12>().map(V::from_le_bytes12)
     };
-    if components == 4 {
+    v.unwrap_or(V::splat(0.0))
+}
+
+/// The segment-range bytes of a sub-track of `C` components: `C` bytes `lo`, then as
+/// many `hi`, as two little-endian words (bytes past `C` zero).
+#[inline(always)]
+pub(crate) fn range_words<const C: usize>(b: &[u8]) -> (u32, u32) {
+    if C == 4 {
+        match b.first_chunk::<8>() {
+            Some(&[l0, l1, l2, l3, h0, h1, h2, h3]) => {
+                (u32::from_le_bytes([l0, l1, l2, l3]), u32::from_le_bytes([h0, h1, h2, h3]))
+            }
+            None => (0, 0),
+        }
+    } else {
+        match b.first_chunk::<6>() {
+            Some(&[l0, l1, l2, h0, h1, h2]) => {
+                (u32::from_le_bytes([l0, l1, l2, 0]), u32::from_le_bytes([h0, h1, h2, 0]))
+            }
+            None => (0, 0),
+        }
+    }
+}
+
+/// The segment-range bytes at `at` in `bytes` (see [`range_words`]).
+#[inline(always)]
+pub(crate) fn range_bytes<const C: usize>(bytes: &[u8], at: usize) -> (u32, u32) {
+    let word = u64_at_or_zero(bytes, at);
+    if C == 4 {
         (word as u32, (word >> 32) as u32)
     } else {
         ((word & 0x00ff_ffff) as u32, ((word >> 24) & 0x00ff_ffff) as u32)
     }
 }
 
-/// The stored components of an animated sub-track at one key frame, with its clip
-/// range `min`, `extent` applied.
+/// `2^b − 1` for `b` bits, by `b & 31` (a table: one load instead of a shift, a
+/// conversion and a broadcast per key).
+// Evaluated at compile time: an index out of range would fail the build, not panic.
+#[allow(clippy::indexing_slicing)]
+const MASKS: [u32; 32] = {
+    let mut t = [0u32; 32];
+    let mut b = 0;
+    while b < 32 {
+        t[b] = (1u32 << b).wrapping_sub(1);
+        b += 1;
+    }
+    t
+};
+
+/// [`MASKS`] as `f32` (exact up to 24 bits, the widest quantised rate).
+#[allow(clippy::indexing_slicing)]
+const MAXIMA: [f32; 32] = {
+    let mut t = [0.0f32; 32];
+    let mut b = 0;
+    while b < 32 {
+        t[b] = MASKS[b] as f32;
+        b += 1;
+    }
+    t
+};
+
+/// The `C` unsigned integers of `bits` bits (1 to 24) each, packed from bit `bit` on.
+/// One 8-byte load serves all of them when they fit in the 57 bits it guarantees.
 #[inline(always)]
-pub(crate) fn key_value<V: Lanes>(bytes: &[u8], key: &KeyRef, components: u32, min: V, extent: V) -> V {
-    let bits = key.bits;
+fn quantized<const C: usize>(bytes: &[u8], bit: u64, bits: u8) -> [u32; 4] {
+    let b = u32::from(bits & 31);
+    let mask = u64::from(MASKS.get((bits & 31) as usize).copied().unwrap_or(0));
+    let mut q = [0u32; 4];
+    if (C as u32).wrapping_mul(b) <= 57 {
+        let word = bits_from(bytes, bit);
+        for (c, v) in q.iter_mut().enumerate().take(C) {
+            *v = (word.wrapping_shr((c as u32).wrapping_mul(b)) & mask) as u32;
+        }
+    } else {
+        for (c, v) in q.iter_mut().enumerate().take(C) {
+            *v = (bits_from(bytes, bit.wrapping_add(u64::from((c as u32).wrapping_mul(b)))) & mask) as u32;
+        }
+    }
+    q
+}
+
+/// The stored components of an animated sub-track of `C` components at one key
+/// frame: `bits` per component from bit `bit` on, the segment range bytes `lo`, `hi`
+/// (see [`range_words`]; `None` in a single-segment clip), then the clip range
+/// `min`, `extent`.
+#[inline(always)]
+pub(crate) fn key_value<V: Lanes, const C: usize>(
+    bytes: &[u8],
+    bits: u8,
+    bit: u64,
+    segment_range: Option<(u32, u32)>,
+    min: V,
+    extent: V,
+) -> V {
     if bits == RAW_BITS {
         let mut q = [0u32; 4];
-        let mut bit = key.bit;
-        for v in q.iter_mut().take(components as usize) {
-            *v = read_bits(bytes, bit, 32);
-            bit = bit.wrapping_add(32);
+        for (c, v) in q.iter_mut().enumerate().take(C) {
+            *v = bits_from(bytes, bit.wrapping_add((c as u64) << 5)) as u32;
         }
         return V::from_bits(q);
     }
     let normalized = if bits == 0 {
-        match key.segment_range {
-            // The segment's constant: the u16 `lo | hi << 8` of each component, over 65535.
-            Some(at) => {
-                let (lo, hi) = range_bytes(bytes, at, components);
-                V::from_bytes(lo).add(V::from_bytes(hi).mul(V::splat(256.0))).div(V::splat(65535.0))
-            }
+        match segment_range {
+            // The segment's constant: the u16 `lo + 256 · hi` of each component, over 65535.
+            Some((lo, hi)) => V::from_bytes(lo).add(V::from_bytes(hi).mul(V::splat(256.0))).div(V::splat(65535.0)),
             None => V::splat(0.0),
         }
     } else {
-        let mut q = [0u32; 4];
-        let mut bit = key.bit;
-        for v in q.iter_mut().take(components as usize) {
-            *v = read_bits(bytes, bit, bits);
-            bit = bit.wrapping_add(u64::from(bits));
-        }
         // 1 ≤ bits ≤ 24: the divisor and the integers are exact in f32.
-        let max = ((1u32 << (bits & 31)).wrapping_sub(1)) as f32;
-        let n = V::from_u32(q).div(V::splat(max));
-        match key.segment_range {
-            Some(at) => {
-                let (lo, hi) = range_bytes(bytes, at, components);
+        let max = MAXIMA.get((bits & 31) as usize).copied().unwrap_or(1.0);
+        let n = V::from_u32(quantized::<C>(bytes, bit, bits)).div(V::splat(max));
+        match segment_range {
+            Some((lo, hi)) => {
                 let scale = V::splat(255.0);
                 n.mul(V::from_bytes(hi).div(scale)).add(V::from_bytes(lo).div(scale))
             }

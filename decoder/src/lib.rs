@@ -48,6 +48,7 @@
     )
 )]
 
+mod bone;
 mod bytes;
 mod clip;
 mod decode;
@@ -55,6 +56,7 @@ mod error;
 pub mod format;
 pub mod interpolation;
 mod metadata;
+mod pose;
 pub mod quantization;
 mod sampler;
 mod simd;

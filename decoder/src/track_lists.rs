@@ -11,33 +11,86 @@ use crate::bytes::u16_at;
 use crate::format::{self, TrackList, BITSET_COUNT, RANK_BLOCK_BITS};
 
 /// A view over the track-description section of a validated clip.
+///
+/// It keeps the whole clip buffer, not just the section, so that a 64-bit word of a
+/// bit set is one 8-byte load even when the set is shorter: the bytes past the set
+/// (the next set, the directories, the next section) are masked off.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TrackLists<'a> {
-    section: &'a [u8],
+    /// The whole clip.
+    bytes: &'a [u8],
+    /// Offset of the section in `bytes`.
+    start: usize,
     bones: usize,
     set_len: usize,
+    /// Offset of the rank directories inside the section.
     directory: usize,
 }
 
 impl<'a> TrackLists<'a> {
-    /// Views `section` (the whole track-description section) of a clip of `bones`
-    /// bones. A short section reads as zero bits (validation checks its length).
-    pub(crate) fn new(section: &'a [u8], bones: usize) -> Self {
+    /// Views the track-description section at `start` in `bytes` of a clip of `bones`
+    /// bones. Bytes missing from the buffer read as zero bits (validation checks the
+    /// section is there).
+    pub(crate) fn new(bytes: &'a [u8], start: usize, bones: usize) -> Self {
         let set_len = format::bitset_len(bones);
-        TrackLists { section, bones, set_len, directory: set_len.saturating_mul(BITSET_COUNT) }
+        TrackLists { bytes, start, bones, set_len, directory: set_len.saturating_mul(BITSET_COUNT) }
+    }
+
+    /// Offset in the clip of byte `at` of the section.
+    #[inline(always)]
+    fn at(&self, at: usize) -> usize {
+        self.start.wrapping_add(at)
     }
 
     /// The bytes of bit set `index` ([`format::bitset_index`]).
     #[inline]
     pub(crate) fn set(&self, index: usize) -> &'a [u8] {
-        let start = index.saturating_mul(self.set_len);
-        self.section.get(start..start.saturating_add(self.set_len)).unwrap_or(&[])
+        let start = self.at(index.saturating_mul(self.set_len));
+        self.bytes.get(start..start.saturating_add(self.set_len)).unwrap_or(&[])
+    }
+
+    /// Number of 64-bit words of a bit set.
+    #[inline(always)]
+    pub(crate) fn words(&self) -> usize {
+        self.set_len.div_ceil(8)
+    }
+
+    /// Word `word` of bit set `index`: bones `64·word …`, least significant bit first,
+    /// bits past the set zero.
+    #[inline(always)]
+    pub(crate) fn word(&self, index: usize, word: usize) -> u64 {
+        let first = word.wrapping_mul(8);
+        let left = self.set_len.saturating_sub(first);
+        let at = self.at(index.wrapping_mul(self.set_len).wrapping_add(first));
+        let raw = match self.bytes.get(at..).and_then(|b| b.first_chunk::<8>()) {
+            Some(b) => u64::from_le_bytes(*b),
+            None => {
+                let mut w = [0u8; 8];
+                for (d, s) in w.iter_mut().zip(self.set(index).get(first..).unwrap_or(&[])) {
+                    *d = *s;
+                }
+                u64::from_le_bytes(w)
+            }
+        };
+        if left >= 8 {
+            raw
+        } else {
+            raw & (1u64 << (left << 3)).wrapping_sub(1)
+        }
+    }
+
+    /// The bones of bit set `index`, ascending: a word at a time, one bit scan per
+    /// bone.
+    #[inline(always)]
+    pub(crate) fn bones(&self, index: usize) -> Bones<'_, 'a> {
+        Bones { lists: self, index, word: 0, base: 0, next: 0, words: self.words() }
     }
 
     /// Is `bone` in bit set `index`?
-    #[inline]
+    #[inline(always)]
     pub(crate) fn contains(&self, index: usize, bone: usize) -> bool {
-        (self.set(index).get(bone >> 3).copied().unwrap_or(0) >> (bone & 7)) & 1 != 0
+        let at = self.at(index.wrapping_mul(self.set_len).wrapping_add(bone >> 3));
+        bone < self.bones && (self.bytes.get(at).copied().unwrap_or(0) >> (bone & 7)) & 1 != 0
     }
 
     /// The list holding the `animated` (or constant) sub-track of `kind` of `bone`.
@@ -46,26 +99,23 @@ impl<'a> TrackLists<'a> {
         TrackList::of_kind(kind).iter().copied().find(|&list| self.contains(format::bitset_index(animated, list), bone))
     }
 
-    /// Number of bones before `bone` in bit set `index`: one directory entry and a
-    /// popcount of at most [`RANK_BLOCK_BITS`] bits.
-    #[inline]
+    /// Number of bones before `bone` in bit set `index`: one directory entry and the
+    /// popcount of at most [`RANK_BLOCK_BITS`] / 64 words.
+    #[inline(always)]
     pub(crate) fn rank(&self, index: usize, bone: usize) -> u32 {
         let block = bone / RANK_BLOCK_BITS;
-        let before = match block.checked_sub(1) {
+        let mut rank = match block.checked_sub(1) {
             None => 0,
             Some(entry) => u32::from(self.directory_entry(index, entry).unwrap_or(0)),
         };
-        let set = self.set(index);
-        let first = block.saturating_mul(RANK_BLOCK_BITS / 8);
-        let whole = set.get(first..(bone >> 3).min(set.len())).unwrap_or(&[]);
-        let partial = set.get(bone >> 3).map_or(0, |&b| (b & (1u8 << (bone & 7)).wrapping_sub(1)).count_ones());
-        before.saturating_add(popcount(whole)).saturating_add(partial)
-    }
-
-    /// The bones of bit set `index`, ascending.
-    #[inline]
-    pub(crate) fn bones(&self, index: usize) -> Bones<'a> {
-        Bones { words: self.set(index).chunks(8), word: 0, base: 0, next_base: 0 }
+        let last = bone / 64;
+        let mut w = block.wrapping_mul(RANK_BLOCK_BITS / 64);
+        while w < last {
+            rank = rank.wrapping_add(self.word(index, w).count_ones());
+            w = w.wrapping_add(1);
+        }
+        let below = (1u64 << (bone & 63)).wrapping_sub(1);
+        rank.wrapping_add((self.word(index, last) & below).count_ones())
     }
 
     /// Number of bones in the clip.
@@ -79,7 +129,7 @@ impl<'a> TrackLists<'a> {
     pub(crate) fn directory_entry(&self, index: usize, entry: usize) -> Option<u16> {
         let entries = format::rank_entries(self.bones);
         let at = self.directory.checked_add(index.checked_mul(entries)?.checked_add(entry)?.checked_mul(2)?)?;
-        u16_at(self.section, at)
+        u16_at(self.bytes, self.at(at))
     }
 }
 
@@ -96,32 +146,35 @@ pub(crate) fn popcount(bytes: &[u8]) -> u32 {
     chunks.remainder().iter().fold(n, |n, b| n.wrapping_add(b.count_ones()))
 }
 
-/// Iterator over the set bits of a bit set, ascending, a 64-bit word at a time.
-pub(crate) struct Bones<'a> {
-    words: core::slice::Chunks<'a, u8>,
+/// Iterator over the bones of a bit set, ascending.
+pub(crate) struct Bones<'l, 'a> {
+    lists: &'l TrackLists<'a>,
+    index: usize,
+    /// The bits of the current word not yet visited.
     word: u64,
+    /// The bone of the current word's bit 0.
     base: usize,
-    next_base: usize,
+    /// The next word to load, and the number of words.
+    next: usize,
+    words: usize,
 }
 
-impl Iterator for Bones<'_> {
+impl Iterator for Bones<'_, '_> {
     type Item = usize;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         while self.word == 0 {
-            let chunk = self.words.next()?;
-            let mut w = [0u8; 8];
-            for (d, s) in w.iter_mut().zip(chunk) {
-                *d = *s;
+            if self.next >= self.words {
+                return None;
             }
-            self.word = u64::from_le_bytes(w);
-            self.base = self.next_base;
-            self.next_base = self.next_base.wrapping_add(64);
+            self.word = self.lists.word(self.index, self.next);
+            self.base = self.next.wrapping_mul(64);
+            self.next = self.next.wrapping_add(1);
         }
-        let bit = self.word.trailing_zeros() as usize;
+        let bone = self.base.wrapping_add(self.word.trailing_zeros() as usize);
         // Clear the lowest set bit.
         self.word &= self.word.wrapping_sub(1);
-        Some(self.base.wrapping_add(bit))
+        Some(bone)
     }
 }

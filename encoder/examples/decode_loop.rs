@@ -1,13 +1,14 @@
 //! Decodes poses in a loop, for profilers and instruction counts
 //! (`scripts/instructions.sh`, `valgrind --tool=callgrind`, `perf`):
 //! `cargo run --release -p ossa-encoder --example decode_loop -- CLIP.acl.sjson [POSES]`.
-//! Plays forward over 100 evenly spaced times, interpolating: POSES whole poses (seek +
-//! `decompress_pose`), then POSES poses decoded bone by bone (seek + `decompress_bone`
-//! for every bone).
+//! Plays forward over 100 evenly spaced times, interpolating: POSES seeks alone, POSES
+//! whole poses (seek + `decompress_pose`), then POSES poses decoded bone by bone (seek +
+//! `decompress_bone` for every bone). Each loop is its own function so that a profiler
+//! counts it alone (compressing the clip also decodes it, to measure the error).
 
 use std::hint::black_box;
 
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Error, Rounding, Sampler, Transform};
 use ossa_encoder::{acl_text, compress, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,17 +20,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let clip = Clip::from_bytes(&out.bytes)?;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
-    let time = |i: usize| clip.duration() * (i % 100) as f32 / 99.0;
+    seeks(&mut sampler, poses);
+    whole_poses(&mut sampler, &mut pose, poses)?;
+    bone_poses(&mut sampler, poses)?;
+    println!("{} bones, {poses} poses decoded whole and bone by bone", raw.bones.len());
+    Ok(())
+}
+
+/// The time of pose `i`: forward over 100 evenly spaced times.
+fn time(clip: &Clip, i: usize) -> f32 {
+    clip.duration() * (i % 100) as f32 / 99.0
+}
+
+#[inline(never)]
+fn seeks(sampler: &mut Sampler, poses: usize) {
+    let clip = *sampler.clip();
     for i in 0..poses {
-        sampler.seek(time(i), Rounding::None);
-        sampler.decompress_pose(black_box(&mut pose))?;
+        sampler.seek(black_box(time(&clip, i)), Rounding::None);
+        black_box(&*sampler);
     }
+}
+
+#[inline(never)]
+fn whole_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
+    let clip = *sampler.clip();
     for i in 0..poses {
-        sampler.seek(time(i), Rounding::None);
+        sampler.seek(time(&clip, i), Rounding::None);
+        sampler.decompress_pose(black_box(&mut *pose))?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn bone_poses(sampler: &mut Sampler, poses: usize) -> Result<(), Error> {
+    let clip = *sampler.clip();
+    for i in 0..poses {
+        sampler.seek(time(&clip, i), Rounding::None);
         for bone in 0..clip.bone_count() {
             black_box(sampler.decompress_bone(bone)?);
         }
     }
-    println!("{} bones, {poses} poses decoded whole and bone by bone", raw.bones.len());
     Ok(())
 }

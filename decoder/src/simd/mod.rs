@@ -58,6 +58,8 @@ pub(crate) trait Lanes: Copy {
     fn to_array(self) -> [f32; 4];
     /// Four little-endian `f32`.
     fn from_le_bytes(b: &[u8; 16]) -> Self;
+    /// Three little-endian `f32` as lanes `x, y, z`; `w` zero.
+    fn from_le_bytes12(b: &[u8; 12]) -> Self;
     /// Integers below 2²⁴ converted to `f32` (exactly).
     fn from_u32(q: [u32; 4]) -> Self;
     /// Bit patterns read as `f32`.
@@ -72,8 +74,6 @@ pub(crate) trait Lanes: Copy {
     fn div(self, o: Self) -> Self;
     /// Lane-wise square root.
     fn sqrt(self) -> Self;
-    /// Lanes `x, y, z` kept, `w` zero.
-    fn xyz0(self) -> Self;
     /// Lane-wise bitwise AND.
     fn and(self, o: Self) -> Self;
     /// Lane-wise bitwise XOR.

@@ -55,6 +55,14 @@ impl Lanes for F32x4 {
         F32x4(unsafe { vreinterpretq_f32_u8(vld1q_u8(b.as_ptr())) })
     }
     #[inline(always)]
+    fn from_le_bytes12(b: &[u8; 12]) -> Self {
+        let [.., z0, z1, z2, z3] = *b;
+        let z = f32::from_le_bytes([z0, z1, z2, z3]);
+        // SAFETY: NEON baseline; `vld1_u8` reads the first 8 of the 12 readable bytes
+        // (no alignment needed, little-endian target); the rest are register-only.
+        F32x4(unsafe { vcombine_f32(vreinterpret_f32_u8(vld1_u8(b.as_ptr())), vset_lane_f32::<0>(z, vdup_n_f32(0.0))) })
+    }
+    #[inline(always)]
     fn from_u32(q: [u32; 4]) -> Self {
         // SAFETY: NEON baseline; `q` is 16 readable bytes. Integers below 2²⁴ convert exactly.
         F32x4(unsafe { vcvtq_f32_u32(vld1q_u32(q.as_ptr())) })
@@ -88,12 +96,6 @@ impl Lanes for F32x4 {
     fn sqrt(self) -> Self {
         // SAFETY: NEON baseline; register-only intrinsic (correctly rounded root).
         F32x4(unsafe { vsqrtq_f32(self.0) })
-    }
-    #[inline(always)]
-    fn xyz0(self) -> Self {
-        let mask = [u32::MAX, u32::MAX, u32::MAX, 0];
-        // SAFETY: NEON baseline; `mask` is 16 readable bytes; the AND is register-only.
-        lanes(unsafe { vandq_u32(bits(self.0), vld1q_u32(mask.as_ptr())) })
     }
     #[inline(always)]
     fn and(self, o: Self) -> Self {

@@ -48,6 +48,16 @@ impl Lanes for F32x4 {
         F32x4(out)
     }
     #[inline(always)]
+    fn from_le_bytes12(b: &[u8; 12]) -> Self {
+        let mut out = [0.0f32; 4];
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(c);
+            *o = f32::from_le_bytes(w);
+        }
+        F32x4(out)
+    }
+    #[inline(always)]
     fn from_u32(q: [u32; 4]) -> Self {
         F32x4(q.map(|v| v as f32))
     }
@@ -74,11 +84,6 @@ impl Lanes for F32x4 {
     #[inline(always)]
     fn sqrt(self) -> Self {
         F32x4(self.0.map(libm::sqrtf))
-    }
-    #[inline(always)]
-    fn xyz0(self) -> Self {
-        let [x, y, z, _] = self.0;
-        F32x4([x, y, z, 0.0])
     }
     #[inline(always)]
     fn and(self, o: Self) -> Self {

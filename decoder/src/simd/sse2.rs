@@ -41,6 +41,16 @@ impl Lanes for F32x4 {
         F32x4(unsafe { _mm_loadu_ps(b.as_ptr().cast::<f32>()) })
     }
     #[inline(always)]
+    fn from_le_bytes12(b: &[u8; 12]) -> Self {
+        let [.., z0, z1, z2, z3] = *b;
+        let z = i32::from_le_bytes([z0, z1, z2, z3]);
+        // SAFETY: SSE2 baseline; `_mm_loadl_epi64` reads the first 8 of the 12
+        // readable bytes (unaligned); the rest are register-only intrinsics.
+        F32x4(unsafe {
+            _mm_castsi128_ps(_mm_unpacklo_epi64(_mm_loadl_epi64(b.as_ptr().cast::<__m128i>()), _mm_cvtsi32_si128(z)))
+        })
+    }
+    #[inline(always)]
     fn from_u32(q: [u32; 4]) -> Self {
         // SAFETY: SSE2 baseline; `q` is 16 readable bytes. The integers are below 2²⁴,
         // so reading them as i32 and converting is exact.
@@ -75,11 +85,6 @@ impl Lanes for F32x4 {
     fn sqrt(self) -> Self {
         // SAFETY: SSE2 baseline; register-only intrinsic (correctly rounded root).
         F32x4(unsafe { _mm_sqrt_ps(self.0) })
-    }
-    #[inline(always)]
-    fn xyz0(self) -> Self {
-        // SAFETY: SSE2 baseline; register-only intrinsics (lane 3 masked off).
-        F32x4(unsafe { _mm_and_ps(self.0, _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))) })
     }
     #[inline(always)]
     fn and(self, o: Self) -> Self {

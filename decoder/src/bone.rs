@@ -1,0 +1,170 @@
+//! Single-bone decoding in time independent of the bone index: each of the bone's
+//! three sub-tracks is found with a bit test per list, its data by rank (a rank
+//! directory entry plus a popcount of at most [`RANK_BLOCK_BITS`] bits), and an
+//! animated sub-track's samples by a segment frame-directory entry plus the bit rates
+//! of at most [`FRAME_BLOCK`] − 1 sub-tracks before it, summed eight at a time.
+//!
+//! [`RANK_BLOCK_BITS`]: crate::format::RANK_BLOCK_BITS
+
+use crate::bytes::{u32_at, u64_at_or_zero};
+use crate::clip::Clip;
+use crate::decode::{key_value, lerp, load, range_bytes, Rotations};
+use crate::format::{bitset_index, TrackList, FRAME_BLOCK};
+use crate::pose::write;
+use crate::sampler::Key;
+use crate::simd::Lanes;
+use crate::transform::Transform;
+
+/// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
+#[inline(always)]
+pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, bone: usize) -> Transform {
+    let mut t = Transform::IDENTITY;
+    let lists = &clip.lists;
+    let has = |animated: bool, list: TrackList| lists.contains(bitset_index(animated, list), bone);
+    if has(true, TrackList::Rotation3) {
+        animated::<V, 0, 3>(clip, keys, alpha, bone, &mut t);
+    } else if has(true, TrackList::Rotation4) {
+        animated::<V, 1, 4>(clip, keys, alpha, bone, &mut t);
+    } else if has(false, TrackList::Rotation3) {
+        constant::<V, 0, 3>(clip, bone, &mut t);
+    } else if has(false, TrackList::Rotation4) {
+        constant::<V, 1, 4>(clip, bone, &mut t);
+    }
+    if has(true, TrackList::Translation) {
+        animated::<V, 2, 3>(clip, keys, alpha, bone, &mut t);
+    } else if has(false, TrackList::Translation) {
+        constant::<V, 2, 3>(clip, bone, &mut t);
+    }
+    if has(true, TrackList::Scale) {
+        animated::<V, 3, 3>(clip, keys, alpha, bone, &mut t);
+    } else if has(false, TrackList::Scale) {
+        constant::<V, 3, 3>(clip, bone, &mut t);
+    }
+    t
+}
+
+/// The list of a const list index.
+#[inline(always)]
+const fn list_of(index: usize) -> TrackList {
+    match index {
+        0 => TrackList::Rotation3,
+        1 => TrackList::Rotation4,
+        2 => TrackList::Translation,
+        _ => TrackList::Scale,
+    }
+}
+
+/// Finishes a single rotation (`C` = 3: `w` rebuilt) as the pose does.
+#[inline(always)]
+fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
+    let mut batch = Rotations::<V>::new();
+    batch.push(0, q0, q1);
+    let [q, ..] = batch.finish(C == 3, alpha);
+    q
+}
+
+/// The constant sub-track of `bone` in list `L` (`C` components).
+#[inline(always)]
+fn constant<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usize, t: &mut Transform) {
+    let list = list_of(L);
+    let rank = clip.lists.rank(bitset_index(false, list), bone);
+    // Bounded by the validated constants section: no overflow.
+    let before = clip.constant_components_before(list).wrapping_add(rank.wrapping_mul(C as u32));
+    let value = load::<V, C>(clip.bytes, clip.constants_offset.wrapping_add((before as usize) << 2));
+    if L <= 1 {
+        t.rotation = rotation::<V, C>(value, value, 0.0).to_quat();
+    } else {
+        write::<V, L>(value, t);
+    }
+}
+
+/// The animated sub-track of `bone` in list `L` (`C` components).
+#[inline(always)]
+fn animated<V: Lanes, const L: usize, const C: usize>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    bone: usize,
+    t: &mut Transform,
+) {
+    let list = list_of(L);
+    let bytes = clip.bytes;
+    let rank = clip.lists.rank(bitset_index(true, list), bone);
+    // Indices and offsets are bounded by the validated sections: nothing wraps.
+    let index = clip.animated_start(list).wrapping_add(rank);
+    let before = clip.animated_components_before(index) as usize;
+    let range = clip.ranges_offset.wrapping_add(before << 3);
+    let min = load::<V, C>(bytes, range);
+    let extent = load::<V, C>(bytes, range.wrapping_add(C << 2));
+    let ranged = clip.segment_count > 1;
+    let value = |key: &Key| {
+        let rate = bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0);
+        let bit = key.frame_bit.wrapping_add(frame_offset(clip, key, index as usize));
+        let segment_range = ranged.then(|| range_bytes::<C>(bytes, key.segment_ranges.wrapping_add(before << 1)));
+        key_value::<V, C>(bytes, rate, bit, segment_range, min, extent)
+    };
+    let [key0, key1] = keys;
+    let v0 = value(key0);
+    let v1 = if alpha == 0.0 { v0 } else { value(key1) };
+    if L <= 1 {
+        t.rotation = rotation::<V, C>(v0, v1, alpha).to_quat();
+    } else {
+        write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
+    }
+}
+
+/// Bit offset of animated sub-track `index` inside a key frame of `key`'s segment:
+/// a frame-directory entry plus the bits of at most [`FRAME_BLOCK`] − 1 sub-tracks
+/// before it.
+#[inline(always)]
+fn frame_offset(clip: &Clip<'_>, key: &Key, index: usize) -> u64 {
+    let bytes = clip.bytes;
+    let block = index / FRAME_BLOCK;
+    let start = block.wrapping_mul(FRAME_BLOCK);
+    let base = match block.checked_sub(1) {
+        Some(entry) => u32_at(bytes, key.directory.wrapping_add(entry << 2)).unwrap_or(0),
+        None => 0,
+    };
+    // Every sub-track stores 3 components, except the rotations of `[r4, r4_end)`.
+    let (r4, r4_end) = clip.rotation4_span();
+    let (from4, to4) = (start.max(r4 as usize), index.min(r4_end as usize));
+    let extra = if from4 < to4 { rate_sum(bytes, key.rates, from4, to4) } else { 0 };
+    u64::from(base).wrapping_add(rate_sum(bytes, key.rates, start, index).wrapping_mul(3)).wrapping_add(extra)
+}
+
+/// The sum of the bit rates `from .. to` (at most [`FRAME_BLOCK`] of them) of the
+/// rates at `rates`, eight bytes per step: bytes added in 16-bit lanes, which hold
+/// 256 rates of at most 32.
+#[inline(always)]
+fn rate_sum(bytes: &[u8], rates: usize, from: usize, to: usize) -> u64 {
+    const EVEN: u64 = 0x00ff_00ff_00ff_00ff;
+    let mut lanes = 0u64;
+    let mut at = from;
+    while at < to {
+        let left = to.wrapping_sub(at);
+        let word = u64_at_or_zero(bytes, rates.wrapping_add(at));
+        let word = if left >= 8 { word } else { word & (1u64 << (left << 3)).wrapping_sub(1) };
+        lanes = lanes.wrapping_add(word & EVEN).wrapping_add((word >> 8) & EVEN);
+        at = at.wrapping_add(8);
+    }
+    // Horizontal sum of the four 16-bit lanes.
+    lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate_sum;
+
+    #[test]
+    fn rate_sum_adds_any_span_of_rates() {
+        let bytes: [u8; 300] = core::array::from_fn(|i| (i % 33) as u8);
+        for from in [0usize, 1, 7, 8, 100] {
+            for to in [from, from + 1, from + 9, from + 64, (from + 255).min(292)] {
+                let expected: u64 = bytes[from..to].iter().map(|&b| u64::from(b)).sum();
+                assert_eq!(rate_sum(&bytes, 0, from, to), expected, "{from}..{to}");
+            }
+        }
+        // Rates past the buffer read as zero.
+        assert_eq!(rate_sum(&bytes, 290, 0, 20), bytes[290..].iter().map(|&b| u64::from(b)).sum::<u64>());
+    }
+}

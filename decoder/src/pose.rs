@@ -1,0 +1,187 @@
+//! Whole-pose decoding: the identity everywhere, then each list's constant
+//! sub-tracks, then each list's animated ones, every list visited through its bone
+//! bit set with one function specialised for it (component count, kind), so the
+//! cost follows the stored sub-tracks, not the bone count, and no per-sub-track
+//! decision is made at run time that the list already decides.
+
+use crate::clip::Clip;
+use crate::decode::{floats, key_value, lerp, range_words, Rotations};
+use crate::format::{bitset_index, SubTrackKind, TrackList};
+use crate::sampler::Key;
+use crate::simd::Lanes;
+use crate::transform::Transform;
+
+/// List indices as const parameters (`TrackList as usize`).
+const ROTATION3: usize = TrackList::Rotation3 as usize;
+const ROTATION4: usize = TrackList::Rotation4 as usize;
+const TRANSLATION: usize = TrackList::Translation as usize;
+const SCALE: usize = TrackList::Scale as usize;
+
+/// The list of a const list index.
+#[inline(always)]
+const fn list_of(index: usize) -> TrackList {
+    match index {
+        ROTATION3 => TrackList::Rotation3,
+        ROTATION4 => TrackList::Rotation4,
+        TRANSLATION => TrackList::Translation,
+        _ => TrackList::Scale,
+    }
+}
+
+/// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
+/// `bone_count` long; a shorter slice is filled as far as it goes).
+#[inline(always)]
+pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
+    if clip.segment_count > 1 {
+        pose_with::<V, true>(clip, keys, alpha, out);
+    } else {
+        pose_with::<V, false>(clip, keys, alpha, out);
+    }
+}
+
+/// [`pose`] for a clip with (`RANGED`) or without segment ranges.
+#[inline(always)]
+fn pose_with<V: Lanes, const RANGED: bool>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
+    let out = match out.get_mut(..clip.bone_count as usize) {
+        Some(out) => out,
+        None => out,
+    };
+    for t in out.iter_mut() {
+        *t = Transform::IDENTITY;
+    }
+    let mut at = clip.constants_offset;
+    constants::<V, ROTATION3, 3>(clip, &mut at, out);
+    constants::<V, ROTATION4, 4>(clip, &mut at, out);
+    constants::<V, TRANSLATION, 3>(clip, &mut at, out);
+    constants::<V, SCALE, 3>(clip, &mut at, out);
+    let mut cursor =
+        Cursor { range: clip.ranges_offset, segment_range: 0, bits: [keys[0].frame_bit, keys[1].frame_bit], index: 0 };
+    animated::<V, ROTATION3, 3, RANGED>(clip, keys, alpha, &mut cursor, out);
+    animated::<V, ROTATION4, 4, RANGED>(clip, keys, alpha, &mut cursor, out);
+    animated::<V, TRANSLATION, 3, RANGED>(clip, keys, alpha, &mut cursor, out);
+    animated::<V, SCALE, 3, RANGED>(clip, keys, alpha, &mut cursor, out);
+}
+
+/// The `len` bytes at `at`: always there in a validated clip (an empty slice
+/// otherwise, which decodes nothing).
+#[inline(always)]
+fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
+    bytes.get(at..at.saturating_add(len)).unwrap_or(&[])
+}
+
+/// The constant sub-tracks of list `L` (`C` components each), read from `*at` on.
+#[inline(always)]
+fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, at: &mut usize, out: &mut [Transform]) {
+    let list = list_of(L);
+    let len = (clip.count(false, list) as usize).wrapping_mul(C << 2);
+    let values = span(clip.bytes, *at, len).chunks_exact(C << 2);
+    *at = at.wrapping_add(len);
+    let bones = clip.lists.bones(bitset_index(false, list));
+    if list.kind() == SubTrackKind::Rotation {
+        let mut batch = Rotations::<V>::new();
+        for (bone, value) in bones.zip(values) {
+            let value = floats::<V, C>(value);
+            if batch.push(bone, value, value) {
+                flush::<V, C>(&mut batch, 0.0, out);
+            }
+        }
+        flush::<V, C>(&mut batch, 0.0, out);
+    } else {
+        for (bone, value) in bones.zip(values) {
+            if let Some(t) = out.get_mut(bone) {
+                write::<V, L>(floats::<V, C>(value), t);
+            }
+        }
+    }
+}
+
+/// Where the next animated sub-track's data is, carried from list to list.
+struct Cursor {
+    /// Offset of its clip range (`min` then `extent`).
+    range: usize,
+    /// Offset of its segment range bytes, relative to each key's segment.
+    segment_range: usize,
+    /// Bit offset of its samples in each key frame.
+    bits: [u64; 2],
+    /// Its index among the animated sub-tracks (its bit rate's offset).
+    index: usize,
+}
+
+/// The animated sub-tracks of list `L` (`C` components each) of a clip with
+/// (`RANGED`) or without segment ranges.
+#[inline(always)]
+fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    cursor: &mut Cursor,
+    out: &mut [Transform],
+) {
+    let list = list_of(L);
+    let count = clip.count(true, list) as usize;
+    if count == 0 {
+        return;
+    }
+    let bytes = clip.bytes;
+    let [key0, key1] = keys;
+    // Every span below is inside a section validation checked; nothing wraps.
+    let ranges = span(bytes, cursor.range, count.wrapping_mul(C << 3)).chunks_exact(C << 3);
+    let rates0 = span(bytes, key0.rates.wrapping_add(cursor.index), count);
+    let rates1 = span(bytes, key1.rates.wrapping_add(cursor.index), count);
+    let segment_len = if RANGED { count.wrapping_mul(C << 1) } else { 0 };
+    let segment0 = span(bytes, key0.segment_ranges.wrapping_add(cursor.segment_range), segment_len);
+    let segment1 = span(bytes, key1.segment_ranges.wrapping_add(cursor.segment_range), segment_len);
+    cursor.range = cursor.range.wrapping_add(count.wrapping_mul(C << 3));
+    cursor.segment_range = cursor.segment_range.wrapping_add(count.wrapping_mul(C << 1));
+    cursor.index = cursor.index.wrapping_add(count);
+    let [mut bit0, mut bit1] = cursor.bits;
+    let mut batch = Rotations::<V>::new();
+    let bones = clip.lists.bones(bitset_index(true, list));
+    for (k, ((bone, range), (&rate0, &rate1))) in bones.zip(ranges).zip(rates0.iter().zip(rates1)).enumerate() {
+        let (min, extent) = range.split_at(C << 2);
+        let (min, extent) = (floats::<V, C>(min), floats::<V, C>(extent));
+        let segment =
+            |bytes: &[u8]| RANGED.then(|| range_words::<C>(bytes.get(k.wrapping_mul(C << 1)..).unwrap_or(&[])));
+        let v0 = key_value::<V, C>(bytes, rate0, bit0, segment(segment0), min, extent);
+        let v1 = if alpha == 0.0 { v0 } else { key_value::<V, C>(bytes, rate1, bit1, segment(segment1), min, extent) };
+        if list.kind() == SubTrackKind::Rotation {
+            if batch.push(bone, v0, v1) {
+                flush::<V, C>(&mut batch, alpha, out);
+            }
+        } else if let Some(t) = out.get_mut(bone) {
+            write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
+        }
+        bit0 = bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
+        bit1 = bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
+    }
+    cursor.bits = [bit0, bit1];
+    if list.kind() == SubTrackKind::Rotation {
+        flush::<V, C>(&mut batch, alpha, out);
+    }
+}
+
+/// Finishes the batched rotations (`C` = 3: `w` rebuilt) and stores them in their
+/// bones.
+#[inline(always)]
+fn flush<V: Lanes, const C: usize>(rotations: &mut Rotations<V>, alpha: f32, out: &mut [Transform]) {
+    if rotations.len == 0 {
+        return;
+    }
+    let (bones, len) = (rotations.bones, rotations.len);
+    let finished = rotations.finish(C == 3, alpha);
+    for (&bone, q) in bones.iter().zip(finished).take(len) {
+        if let Some(t) = out.get_mut(bone) {
+            t.rotation = q.to_quat();
+        }
+    }
+}
+
+/// Stores a decoded value in the part of `t` list `L` names.
+#[inline(always)]
+pub(crate) fn write<V: Lanes, const L: usize>(value: V, t: &mut Transform) {
+    match list_of(L) {
+        TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
+        TrackList::Translation => t.translation = value.to_vec3(),
+        TrackList::Scale => t.scale = value.to_vec3(),
+    }
+}
