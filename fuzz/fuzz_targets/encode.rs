@@ -66,7 +66,7 @@ fn clip(u: &mut Unstructured) -> Result<(RawClip, f64)> {
 
 fuzz_target!(|data: &[u8]| {
     let Ok((raw, precision)) = clip(&mut Unstructured::new(data)) else { return };
-    match compress(&raw, &Settings { precision, include_metadata: true }) {
+    match compress(&raw, &Settings { precision, ..Settings::default() }) {
         Ok(out) => {
             let clip = ossa_decoder::Clip::from_bytes_verified(&out.bytes).expect("output validates");
             assert_eq!(clip.bone_count() as usize, raw.bones.len());

@@ -97,7 +97,7 @@ fn extreme(bones: usize, samples: usize, precision: f64, seed: u64) -> (RawClip,
         }
         clip.tracks.push(track);
     }
-    (clip, Settings { precision, include_metadata: false })
+    (clip, Settings { precision, include_metadata: false, ..Settings::default() })
 }
 
 #[test]

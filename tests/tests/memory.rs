@@ -111,7 +111,7 @@ fn measured_peak(text: String, precision: f64) -> (usize, usize) {
     PEAK.store(base, Ordering::Relaxed);
     let raw = acl_text::read_clip(&text, "memory").unwrap();
     drop(text);
-    let out = compress(&raw, &Settings { precision, include_metadata: true }).unwrap();
+    let out = compress(&raw, &Settings { precision, ..Settings::default() }).unwrap();
     assert!(out.errors.max_error <= precision);
     drop((raw, out));
     (PEAK.load(Ordering::Relaxed).saturating_sub(base) + text_bytes, text_bytes)

@@ -74,7 +74,7 @@ fn make(spec: &Spec, seed: u64) -> RawClip {
 fn check(name: &str, spec: &Spec, precision: f64) {
     let raw = make(spec, 0x9e37_79b9_7f4a_7c15 ^ spec.bones as u64);
     let started = std::time::Instant::now();
-    let out = compress(&raw, &Settings { precision, include_metadata: false }).unwrap();
+    let out = compress(&raw, &Settings { precision, include_metadata: false, ..Settings::default() }).unwrap();
     let (err, bone, sample) = common::max_error(&raw, &out.bytes);
     println!(
         "{name}: {} bones × {} samples: {} B (raw {}), max error {err:.6}, {:.2} s",

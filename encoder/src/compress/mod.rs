@@ -35,11 +35,15 @@ pub struct Settings {
     pub precision: f64,
     /// Write the metadata section (names, parents, shell distances, bind pose).
     pub include_metadata: bool,
+    /// Samples per segment, 1 to [`format::MAX_SEGMENT_LEN`] (default
+    /// [`DEFAULT_SEGMENT_LEN`]). Shorter segments fit their ranges tighter and cost
+    /// more range bytes; a decoder reads any length.
+    pub segment_len: u8,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { precision: 0.01, include_metadata: true }
+        Settings { precision: 0.01, include_metadata: true, segment_len: DEFAULT_SEGMENT_LEN }
     }
 }
 
@@ -61,6 +65,8 @@ pub enum CompressError {
     InvalidClip(ClipError),
     /// The precision is not a finite positive number.
     BadPrecision(f64),
+    /// The segment length is outside 1 to [`format::MAX_SEGMENT_LEN`].
+    BadSegmentLen(u8),
     /// Even raw single-precision floats cannot hold the precision (values so large,
     /// or hierarchies so deep, that `f32` rounding alone exceeds it). No output is
     /// produced rather than one above the bound.
@@ -97,6 +103,9 @@ impl fmt::Display for CompressError {
                 Some(problem) => f.write_str(&problem),
                 None => write!(f, "precision {} is not valid", number(*p)),
             },
+            CompressError::BadSegmentLen(n) => {
+                write!(f, "segment length {n} is not valid: it must be 1 to {}", format::MAX_SEGMENT_LEN)
+            }
             CompressError::PrecisionUnreachable { bone, sample, error, precision, magnitude } => write!(
                 f,
                 "precision {} cannot be held: bone '{}' at sample {sample} stays {} off even with its whole chain \
@@ -166,12 +175,15 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     if precision_problem(precision).is_some() {
         return Err(CompressError::BadPrecision(precision));
     }
+    let segment_len = settings.segment_len;
+    if segment_len == 0 || segment_len > format::MAX_SEGMENT_LEN {
+        return Err(CompressError::BadSegmentLen(segment_len));
+    }
     clip.check().map_err(CompressError::InvalidClip)?;
     let reference = Reference::new(clip)?;
     let mut tracks = classify::classify(&reference, precision);
 
     let sample_count = clip.sample_count as u32;
-    let segment_len = DEFAULT_SEGMENT_LEN;
     let segment_count = format::segment_count(sample_count, segment_len);
     let spans: Vec<(usize, usize)> = (0..segment_count)
         .map(|i| {

@@ -253,3 +253,25 @@ fn bench_reports_its_fields_warm_and_cold_and_refuses_what_is_not_a_clip() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("wave.acl.sjson"), "{}", stderr(&o));
 }
+
+#[test]
+fn segment_length_is_chosen_by_compress_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wave.ossa");
+    // wave: 48 samples; segments of 7 give floor(48 / 7) = 6 segments.
+    let o = ossa(&["compress", s(&example()), "-o", s(&out), "--segment-len", "7"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = AlignedBytes::new(&std::fs::read(&out).unwrap());
+    let clip = Clip::from_bytes_verified(&bytes).unwrap();
+    assert_eq!((clip.segment_len(), clip.segment_count()), (7, 6));
+    let o = ossa(&["info", s(&out), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!((v["segment_len"].as_u64(), v["segments"].as_u64()), (Some(7), Some(6)), "{v}");
+    for bad in ["0", "17", "x"] {
+        let o = ossa(&["compress", s(&example()), "-o", s(&out), "--segment-len", bad]);
+        assert!(!o.status.success(), "--segment-len {bad} accepted");
+        assert!(stderr(&o).contains("--segment-len"), "{}", stderr(&o));
+    }
+    // The refused runs left the earlier output whole.
+    assert!(Clip::from_bytes_verified(&AlignedBytes::new(&std::fs::read(&out).unwrap())).is_ok());
+}

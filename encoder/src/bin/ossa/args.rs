@@ -36,6 +36,11 @@ pub enum Command {
         /// game needs to sample poses.
         #[arg(long)]
         strip_metadata: bool,
+        /// Samples per segment, 1 to 16: shorter segments fit their ranges tighter
+        /// but store more range bytes.
+        #[arg(long, default_value_t = ossa_decoder::format::DEFAULT_SEGMENT_LEN,
+              value_parser = clap::value_parser!(u8).range(1..=i64::from(ossa_decoder::format::MAX_SEGMENT_LEN)))]
+        segment_len: u8,
         /// Print one JSON object instead of a summary line.
         #[arg(long)]
         json: bool,

@@ -18,6 +18,7 @@ pub fn run(
     output: &Path,
     precision: f64,
     strip_metadata: bool,
+    segment_len: u8,
     json: bool,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
@@ -31,7 +32,7 @@ pub fn run(
     }
     let input = source.shown.clone();
     let clip = super::load_clip(source, limit)?;
-    let settings = Settings { precision, include_metadata: !strip_metadata };
+    let settings = Settings { precision, include_metadata: !strip_metadata, segment_len };
     let started = Instant::now();
     let result = compress(&clip, &settings).map_err(|e| Failure::at(&input, e))?;
     let seconds = started.elapsed().as_secs_f64();

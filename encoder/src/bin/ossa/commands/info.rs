@@ -28,6 +28,7 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "sample_rate": clip.sample_rate(),
             "duration": clip.duration(),
             "segments": clip.segment_count(),
+            "segment_len": clip.segment_len(),
             "animated_sub_tracks": clip.animated_sub_tracks(),
             "flags": flags,
             "checksum": format!("{:08x}", clip.checksum()),
@@ -50,12 +51,13 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
         say(format!("  clip        {:?}, encoded with precision {}", m.clip_name(), number32(m.precision())))?;
     }
     say(format!(
-        "  bones {}, samples {} at {} Hz ({:.3} s), segments {}, animated sub-tracks {}",
+        "  bones {}, samples {} at {} Hz ({:.3} s), segments {} of {} samples, animated sub-tracks {}",
         clip.bone_count(),
         clip.sample_count(),
         number32(clip.sample_rate()),
         clip.duration(),
         clip.segment_count(),
+        clip.segment_len(),
         clip.animated_sub_tracks()
     ))?;
     say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;

@@ -59,7 +59,7 @@ impl Row {
 }
 
 pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
-    let settings = Settings { precision, include_metadata: false };
+    let settings = Settings { precision, include_metadata: false, ..Settings::default() };
     let mut rows = Vec::new();
     let mut failures: Vec<(PathBuf, Failure)> = Vec::new();
     for item in expand(inputs) {
