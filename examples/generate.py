@@ -67,8 +67,55 @@ def pose():
     return clip("pose", 1, 30, bones, tracks)
 
 
+def edges():
+    """Golden-file edges (compressed with precision 0.0001 and segments of 7 samples):
+    a root jumping 10 000 units every sample (only raw 32-bit samples hold it), a smooth
+    spine that needs 12 to 24 bits, a bone that holds perfectly still for whole segments
+    (bit rate 0 there), a constant rotation, and 150 samples so that seeking to
+    `i / rate` must snap."""
+    n, rate = 150, 30
+    t = [i / rate for i in range(n)]
+    bones = [("root", "", 1.0), ("spine", "root", 50.0), ("hold", "spine", 5.0),
+             ("fixed", "hold", 5.0), ("tip", "fixed", 5.0)]
+    # Multiples of 1/4 near 10 000 are exact in f32: raw samples store them exactly.
+    root = [[(5000.0 if i % 2 else -5000.0) + 0.25 * i, 0.0, 0.0] for i in range(n)]
+
+    def hold_angle(i):
+        segment = i // 7
+        if segment % 3 == 1:  # still for the whole segment
+            return 0.4 + 0.03 * math.sin(segment * 7 / rate)
+        return 0.4 + 0.03 * math.sin(t[i])
+    tracks = [
+        ("root", {"translations": root}),
+        ("spine", {"rotations": [quat([0.3, 1, 0.2], 0.6 + 0.5 * math.sin(1.3 * x)) for x in t],
+                   "translations": [[0.0, 10.0, 0.0]] * n}),
+        ("hold", {"rotations": [quat([1, 0, 0], hold_angle(i)) for i in range(n)],
+                  "translations": [[0.0, 8.0, 0.0]] * n}),
+        ("fixed", {"rotations": [quat([0.2, 0.7, -0.4], 2.2)] * n,
+                   "translations": [[1.5, 6.0, -0.5]] * n}),
+        ("tip", {"translations": [[0.0, 4.0 + 0.5 * math.sin(2 * x), 0.0] for x in t]}),
+    ]
+    return clip("edges", n, rate, bones, tracks)
+
+
+def blink():
+    """Ten samples: shorter than a segment, so animated data without segment ranges."""
+    n, rate = 10, 30
+    t = [i / rate for i in range(n)]
+    bones = [("head", "", 5.0), ("lid", "head", 2.0)]
+    tracks = [("head", {"rotations": [quat([0, 1, 0], 0.3 * math.sin(5 * x)) for x in t],
+                        "translations": [[0.0, 160.0 + 0.5 * x, 0.0] for x in t]}),
+              ("lid", {"rotations": [quat([1, 0, 0], 1.2 * math.sin(10 * x)) for x in t],
+                       "translations": [[0.0, 3.0, 8.0]] * n})]
+    return clip("blink", n, rate, bones, tracks)
+
+
 if __name__ == "__main__":
     with open("examples/wave.acl.sjson", "w") as f:
         f.write(wave())
     with open("examples/pose.acl.sjson", "w") as f:
         f.write(pose())
+    with open("examples/edges.acl.sjson", "w") as f:
+        f.write(edges())
+    with open("examples/blink.acl.sjson", "w") as f:
+        f.write(blink())

@@ -5,13 +5,55 @@
 
 mod common;
 
+use common::spec_reader::{self, Misreading};
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{format, Clip, Rounding, Sampler, Transform};
 use ossa_encoder::{compress, AlignedBytes, Settings};
 
-const GOLDEN: &[&str] = &["wave", "pose"];
+/// A golden file: its name, the example clip it is compressed from and with which
+/// settings, and for a crafted file the change made to the encoder's output (the
+/// checksum is then recomputed).
+struct Golden {
+    name: &'static str,
+    source: &'static str,
+    settings: Settings,
+    patch: Option<fn(&mut [u8])>,
+}
+
+/// `wave` and `pose` are the everyday case; `edges` (segments of 7 samples, a tight
+/// precision) holds bit rates 0, 32 and 12 to 24 and a long clip where seeking must
+/// snap; `blink` is animated inside a single segment; `unnormalised` is `pose` with a
+/// constant rotation whose stored `x, y, z` have a norm above 1, which only a decoder
+/// that normalises constants decodes right (the encoder itself stores unit rotations,
+/// where normalising changes no bit).
+fn golden() -> Vec<Golden> {
+    let plain = |name, settings| Golden { name, source: name, settings, patch: None };
+    vec![
+        plain("wave", Settings::default()),
+        plain("pose", Settings::default()),
+        plain("edges", Settings { precision: 0.0001, segment_len: 7, ..Settings::default() }),
+        plain("blink", Settings::default()),
+        Golden { name: "unnormalised", source: "pose", settings: Settings::default(), patch: Some(unnormalise) },
+    ]
+}
+
+/// Replaces the first constant rotation (list 0: `x, y, z` stored, `w` rebuilt) of a
+/// clip by `(0.8, 0.7, 0.1)`, whose norm is above 1: `w` rebuilds to 0 and the
+/// normalised result differs from the stored values in every component.
+fn unnormalise(bytes: &mut [u8]) {
+    let tracks = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
+    let constants = u32::from_le_bytes(bytes[44..48].try_into().unwrap()) as usize;
+    // Bone 0's bit in bit set 0 (constant, list 0): the first constant of list 0.
+    assert_eq!(bytes[tracks] & 1, 1, "bone 0 has a three-component constant rotation");
+    for (i, v) in [0.8f32, 0.7, 0.1].into_iter().enumerate() {
+        bytes[constants + 4 * i..constants + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    let sum = format::checksum(bytes);
+    bytes[12..16].copy_from_slice(&sum.to_le_bytes());
+}
 
 fn golden_dir() -> PathBuf {
     common::repo_root().join("format-spec/golden")
@@ -21,34 +63,39 @@ fn bless() -> bool {
     std::env::var("OSSA_BLESS").is_ok_and(|v| v == "1")
 }
 
-/// Decoded values at a fixed set of times (every sample and the points half way),
-/// some with every rounding mode, as hexadecimal `f32` bits.
+const MODES: [(&str, Rounding); 4] =
+    [("none", Rounding::None), ("floor", Rounding::Floor), ("ceil", Rounding::Ceil), ("nearest", Rounding::Nearest)];
+
+/// The times and rounding modes of an `.expected.txt` file: `duration · k / (2N)` for
+/// `k = 0 … 2N` (every fifth with every mode), then every sample time `i / rate` as a
+/// game computes it (which `seek` must snap to sample `i`).
+fn queries(clip: &Clip) -> Vec<(f32, &'static str, Rounding)> {
+    let mut out = Vec::new();
+    let steps = 2 * clip.sample_count();
+    for k in 0..=steps {
+        let time = clip.duration() * k as f32 / steps as f32;
+        let count = if k % 5 == 1 { 4 } else { 1 };
+        out.extend(MODES[..count].iter().map(|&(name, r)| (time, name, r)));
+    }
+    out.extend((0..clip.sample_count()).map(|i| (i as f32 / clip.sample_rate(), "none", Rounding::None)));
+    out
+}
+
+/// Decoded values at [`queries`], as hexadecimal `f32` bits.
 fn expected_values(bytes: &[u8]) -> String {
     let clip = Clip::from_bytes_verified(bytes).expect("golden file validates");
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
     let mut out = String::from("# time rounding bone: rotation xyzw, translation xyz, scale xyz (f32 bits)\n");
-    let steps = 2 * clip.sample_count();
-    let modes = [
-        ("none", Rounding::None),
-        ("floor", Rounding::Floor),
-        ("ceil", Rounding::Ceil),
-        ("nearest", Rounding::Nearest),
-    ];
-    for k in 0..=steps {
-        let time = clip.duration() * k as f32 / steps as f32;
-        // Every time interpolated; every fifth time with each rounding mode too.
-        let count = if k % 5 == 1 { 4 } else { 1 };
-        for &(name, r) in &modes[..count] {
-            sampler.seek(time, r);
-            sampler.decompress_pose(&mut pose).unwrap();
-            for (b, t) in pose.iter().enumerate() {
-                let _ = write!(out, "{:08x} {name} {b}:", time.to_bits());
-                for v in t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array()) {
-                    let _ = write!(out, " {:08x}", v.to_bits());
-                }
-                out.push('\n');
+    for (time, name, r) in queries(&clip) {
+        sampler.seek(time, r);
+        sampler.decompress_pose(&mut pose).unwrap();
+        for (b, t) in pose.iter().enumerate() {
+            let _ = write!(out, "{:08x} {name} {b}:", time.to_bits());
+            for v in t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array()) {
+                let _ = write!(out, " {:08x}", v.to_bits());
             }
+            out.push('\n');
         }
     }
     out
@@ -56,10 +103,15 @@ fn expected_values(bytes: &[u8]) -> String {
 
 #[test]
 fn golden_files_encode_and_decode_bit_for_bit() {
-    for name in GOLDEN {
-        let source = common::repo_root().join(format!("examples/{name}.acl.sjson"));
+    for Golden { name, source, settings, patch } in golden() {
+        let source = common::repo_root().join(format!("examples/{source}.acl.sjson"));
         let raw = common::load(&source);
-        let encoded = compress(&raw, &Settings::default()).unwrap().bytes;
+        let mut encoded = compress(&raw, &settings).unwrap().bytes;
+        if let Some(patch) = patch {
+            let mut crafted = encoded.to_vec();
+            patch(&mut crafted);
+            encoded = AlignedBytes::new(&crafted);
+        }
         let ossa_path = golden_dir().join(format!("{name}.ossa"));
         let values_path = golden_dir().join(format!("{name}.expected.txt"));
         if bless() {
@@ -72,4 +124,99 @@ fn golden_files_encode_and_decode_bit_for_bit() {
         let expected = std::fs::read_to_string(&values_path).expect("golden values present");
         assert!(expected == expected_values(&golden), "{name}: decoded values differ from {}", values_path.display());
     }
+}
+
+/// An `.expected.txt` file: per line, time bits, rounding name, bone, ten value bits.
+fn parse_expected(text: &str) -> Vec<(u32, String, usize, [u32; 10])> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|line| {
+            let (head, values) = line.split_once(':').expect("line has ':'");
+            let mut head = head.split_whitespace();
+            let time = u32::from_str_radix(head.next().unwrap(), 16).unwrap();
+            let mode = head.next().unwrap().to_owned();
+            let bone = head.next().unwrap().parse().unwrap();
+            let values: Vec<u32> = values.split_whitespace().map(|v| u32::from_str_radix(v, 16).unwrap()).collect();
+            (time, mode, bone, values.try_into().expect("ten values"))
+        })
+        .collect()
+}
+
+fn round_of(name: &str) -> spec_reader::Round {
+    match name {
+        "none" => spec_reader::Round::None,
+        "floor" => spec_reader::Round::Floor,
+        "ceil" => spec_reader::Round::Ceil,
+        "nearest" => spec_reader::Round::Nearest,
+        other => panic!("unknown rounding '{other}'"),
+    }
+}
+
+/// How many golden values `misreading` gets wrong (0 for a faithful reading).
+fn values_misread(misreading: Misreading) -> usize {
+    let mut wrong = 0;
+    for Golden { name, .. } in golden() {
+        let bytes = std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap();
+        let text = std::fs::read_to_string(golden_dir().join(format!("{name}.expected.txt"))).unwrap();
+        let mut cache: Option<(u32, String, Vec<[f32; 10]>)> = None;
+        for (time, mode, bone, expected) in parse_expected(&text) {
+            if cache.as_ref().is_none_or(|(t, m, _)| *t != time || *m != mode) {
+                let pose = spec_reader::decode(&bytes, f32::from_bits(time), round_of(&mode), misreading);
+                cache = Some((time, mode.clone(), pose));
+            }
+            let pose = &cache.as_ref().unwrap().2;
+            if pose[bone].map(f32::to_bits) != expected {
+                wrong += 1;
+            }
+        }
+    }
+    wrong
+}
+
+/// A decoder written from `format-spec/` alone (tests/tests/common/spec_reader.rs)
+/// reproduces every golden value bit for bit.
+#[test]
+fn the_spec_alone_reproduces_every_golden_value() {
+    assert_eq!(values_misread(Misreading::Faithful), 0);
+}
+
+/// Each plausible misreading of the spec fails the golden files.
+#[test]
+fn the_golden_files_catch_every_misreading() {
+    for misreading in Misreading::ALL {
+        let wrong = values_misread(misreading);
+        println!("{misreading:?}: {wrong} golden values wrong");
+        assert!(wrong > 0, "the golden files do not catch {misreading:?}");
+    }
+}
+
+/// The golden files hold the cases the spec's rules are about: bit rates 0 (in a
+/// multi-segment clip), 32 and 12 to 24, animated data in a single segment, and a
+/// segment length other than 16.
+#[test]
+fn the_golden_files_cover_the_edges() {
+    let mut rates = std::collections::BTreeSet::new();
+    let (mut single_segment_animated, mut other_length) = (false, false);
+    for Golden { name, .. } in golden() {
+        let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
+        let clip = Clip::from_bytes_verified(&bytes).unwrap();
+        let segments = clip.segment_count() as usize;
+        let animated = clip.animated_sub_tracks() as usize;
+        single_segment_animated |= segments == 1 && animated > 0;
+        other_length |= clip.segment_len() != 16 && segments > 1;
+        // The segment table's offset, header byte 52 (format-spec/header.md).
+        let table = u32::from_le_bytes(bytes[52..56].try_into().unwrap()) as usize;
+        for s in 0..segments {
+            let entry = table + s * format::SEGMENT_ENTRY_SIZE;
+            let data = u32::from_le_bytes(bytes[entry..entry + 4].try_into().unwrap()) as usize;
+            let rates_at = data + format::frame_directory_len(animated);
+            rates.extend(bytes[rates_at..rates_at + animated].iter().map(|&rate| (rate, segments > 1)));
+        }
+    }
+    // Rate 0 counts only where segment ranges exist (it then reads `lo + 256·hi`).
+    assert!(rates.contains(&(0, true)), "no bit rate 0 in a multi-segment clip: {rates:?}");
+    assert!(rates.iter().any(|&(r, _)| r == 32), "no raw (32-bit) samples: {rates:?}");
+    assert!(rates.iter().any(|&(r, _)| (12..=24).contains(&r)), "no bit rate 12 to 24: {rates:?}");
+    assert!(single_segment_animated, "no animated sub-track in a single-segment clip");
+    assert!(other_length, "no multi-segment clip with a segment length other than 16");
 }

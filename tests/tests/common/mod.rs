@@ -4,6 +4,8 @@
 //! composes 3×4 matrices instead).
 #![allow(dead_code)]
 
+pub mod spec_reader;
+
 use std::path::{Path, PathBuf};
 
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};

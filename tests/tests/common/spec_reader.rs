@@ -1,0 +1,278 @@
+//! A second decoder, written from `format-spec/` alone (plain scalar `f32`, no SIMD,
+//! nothing shared with `ossa-decoder` but the bytes), for the golden files: it must
+//! reproduce their expected values bit for bit, and each [`Misreading`] of the spec
+//! (a plausible way to get a rule wrong) must change at least one of them, which
+//! proves the golden files catch that mistake.
+//!
+//! It trusts its input (the golden files are valid) and favours being obviously like
+//! the spec over being fast.
+
+/// A way an implementer might misread the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Misreading {
+    /// None: the spec as written.
+    Faithful,
+    /// Seeking without snapping a position within 4 ulps to the sample.
+    NoSnapping,
+    /// Rebuilding `w` from `1 − (x·x + (y·y + z·z))` (another summation order).
+    RebuildOrder,
+    /// Constant rotations returned with `w` rebuilt but not normalised.
+    ConstantsNotNormalised,
+    /// The bit-rate-0 `u16` read from two adjacent bytes (`lo`, then `hi` right after).
+    AdjacentZeroRateBytes,
+    /// Bit rate 32 read as a quantised integer like the others.
+    RawAsQuantised,
+    /// The segment length taken as the encoder's default 16, not the header's.
+    DefaultSegmentLength,
+    /// Segment range bytes applied even in a single-segment clip.
+    RangesInSingleSegment,
+}
+
+impl Misreading {
+    /// Every misreading (not [`Misreading::Faithful`]).
+    pub const ALL: [Misreading; 7] = [
+        Misreading::NoSnapping,
+        Misreading::RebuildOrder,
+        Misreading::ConstantsNotNormalised,
+        Misreading::AdjacentZeroRateBytes,
+        Misreading::RawAsQuantised,
+        Misreading::DefaultSegmentLength,
+        Misreading::RangesInSingleSegment,
+    ];
+}
+
+/// How a time between two samples is treated (decoding.md, Seeking step 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Round {
+    None,
+    Floor,
+    Ceil,
+    Nearest,
+}
+
+// Bytes past the buffer read as zero: a misreading may look there.
+fn u8_at(b: &[u8], at: usize) -> u32 {
+    u32::from(b.get(at).copied().unwrap_or(0))
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    (0..4).fold(0, |v, i| v | u8_at(b, at + i) << (8 * i))
+}
+fn f32_at(b: &[u8], at: usize) -> f32 {
+    f32::from_bits(u32_at(b, at))
+}
+
+/// `bits` bits from bit `bit` of `b`, least significant first.
+fn bits_at(b: &[u8], bit: usize, bits: u32) -> u32 {
+    let mut v: u64 = 0;
+    for i in 0..bits as usize {
+        let at = bit + i;
+        v |= u64::from((u8_at(b, at / 8) >> (at % 8)) & 1) << i;
+    }
+    v as u32
+}
+
+/// A stored sub-track: its list and, for an animated one, its index among the
+/// animated sub-tracks; for a constant one, its byte offset in the constants.
+#[derive(Clone, Copy)]
+enum Stored {
+    Default,
+    Constant { list: usize, at: usize },
+    Animated { list: usize, index: usize },
+}
+
+/// Components per list (tracks.md).
+const COMPONENTS: [usize; 4] = [3, 4, 3, 3];
+
+/// Decodes every bone of the clip in `b` at `time` with `round`, as a reader who made
+/// the `misreading` would: per bone, rotation `x y z w`, translation `x y z`, scale
+/// `x y z`.
+pub fn decode(b: &[u8], time: f32, round: Round, misreading: Misreading) -> Vec<[f32; 10]> {
+    // Header (header.md).
+    let segment_len = if misreading == Misreading::DefaultSegmentLength { 16 } else { u8_at(b, 22) as usize };
+    let bones = u32_at(b, 24) as usize;
+    let samples = u32_at(b, 28) as usize;
+    let rate = f32_at(b, 32);
+    let segments = u32_at(b, 36) as usize;
+    let (tracks, constants, ranges, table) =
+        (u32_at(b, 40) as usize, u32_at(b, 44) as usize, u32_at(b, 48) as usize, u32_at(b, 52) as usize);
+
+    // Track descriptions (tracks.md): set s = 4·animated + list.
+    let w = bones.div_ceil(8);
+    let in_set = |s: usize, bone: usize| (b[tracks + s * w + bone / 8] >> (bone % 8)) & 1 == 1;
+    let count = |s: usize| (0..bones).filter(|&bone| in_set(s, bone)).count();
+    let rank = |s: usize, bone: usize| (0..bone).filter(|&o| in_set(s, o)).count();
+    let n: Vec<usize> = (0..8).map(count).collect();
+    let animated_count: usize = n[4..].iter().sum();
+    let c_of = |i: usize| if i >= n[4] && i < n[4] + n[5] { 4 } else { 3 };
+    let p_of = |i: usize| (0..i).map(c_of).sum::<usize>();
+    let total_c = p_of(animated_count);
+    let stored = |kind_lists: &[usize], bone: usize| -> Stored {
+        for &list in kind_lists {
+            if in_set(4 + list, bone) {
+                let index = (0..list).map(|l| n[4 + l]).sum::<usize>() + rank(4 + list, bone);
+                return Stored::Animated { list, index };
+            }
+            if in_set(list, bone) {
+                let before: usize = (0..list).map(|l| COMPONENTS[l] * n[l]).sum();
+                return Stored::Constant { list, at: constants + 4 * (before + rank(list, bone) * COMPONENTS[list]) };
+            }
+        }
+        Stored::Default
+    };
+
+    // Seeking (decoding.md).
+    let last = (samples - 1) as f32;
+    let mut p = time * rate;
+    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, last) };
+    let r = p.round();
+    if misreading != Misreading::NoSnapping && (p - r).abs() <= r * (4.0 * f32::EPSILON) {
+        p = r;
+    }
+    let mut k0 = (p.floor() as usize).min(samples - 1);
+    let k1 = (k0 + 1).min(samples - 1);
+    let f = if k0 == k1 { 0.0 } else { p - k0 as f32 };
+    let mut alpha = match round {
+        Round::None => f,
+        Round::Floor => 0.0,
+        Round::Ceil => {
+            if f > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Round::Nearest => {
+            if f >= 0.5 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+    };
+    if alpha == 1.0 {
+        k0 = k1;
+        alpha = 0.0;
+    }
+
+    // One component of animated sub-track `i` at sample `k` (segments.md, decoding.md).
+    let component = |i: usize, m: usize, k: usize| -> f32 {
+        let segment = (k / segment_len).min(segments - 1);
+        let local = k - segment * segment_len;
+        let entry = table + 12 * segment;
+        let (data, frame_bits, present) =
+            (u32_at(b, entry) as usize, u32_at(b, entry + 4) as usize, u32_at(b, entry + 8));
+        let stored_k = (present & ((1u32 << local) - 1)).count_ones() as usize;
+        let f_entries = animated_count.div_ceil(256).saturating_sub(1);
+        let rates = data + 4 * f_entries;
+        let bits = u8_at(b, rates + i);
+        let ranged = segments > 1 || misreading == Misreading::RangesInSingleSegment;
+        let seg_ranges = rates + animated_count;
+        let samples_at = data + 4 * f_entries + animated_count + if segments > 1 { 2 * total_c } else { 0 };
+        let offset: usize = (0..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum();
+        let bit = 8 * samples_at + stored_k * frame_bits + offset + m * bits as usize;
+        let c = c_of(i);
+        let lo_at = seg_ranges + 2 * p_of(i) + m;
+        let hi_at = lo_at + c;
+        let min = f32_at(b, ranges + 8 * p_of(i) + 4 * m);
+        let extent = f32_at(b, ranges + 8 * p_of(i) + 4 * c + 4 * m);
+        if bits == 32 && misreading != Misreading::RawAsQuantised {
+            return f32::from_bits(bits_at(b, bit, 32));
+        }
+        let normalized = if bits == 0 {
+            if ranged {
+                let (lo, hi) = if misreading == Misreading::AdjacentZeroRateBytes {
+                    (u8_at(b, seg_ranges + 2 * p_of(i) + 2 * m), u8_at(b, seg_ranges + 2 * p_of(i) + 2 * m + 1))
+                } else {
+                    (u8_at(b, lo_at), u8_at(b, hi_at))
+                };
+                (lo + 256 * hi) as f32 / 65535.0
+            } else {
+                0.0
+            }
+        } else {
+            let q = bits_at(b, bit, bits);
+            let mut n = q as f32 / ((1u64 << bits) - 1) as f32;
+            if ranged {
+                n = n * (u8_at(b, hi_at) as f32 / 255.0) + u8_at(b, lo_at) as f32 / 255.0;
+            }
+            n
+        };
+        normalized * extent + min
+    };
+    let key = |i: usize, k: usize| -> [f32; 4] {
+        let mut v = [0.0; 4];
+        for (m, x) in v.iter_mut().enumerate().take(c_of(i)) {
+            *x = component(i, m, k);
+        }
+        v
+    };
+    let rebuild = |q: [f32; 4]| -> [f32; 4] {
+        let [x, y, z, _] = q;
+        let t = if misreading == Misreading::RebuildOrder {
+            1.0 - (x * x + (y * y + z * z))
+        } else {
+            1.0 - ((x * x + y * y) + z * z)
+        };
+        [x, y, z, if t > 0.0 { t.sqrt() } else { 0.0 }]
+    };
+    let normalise = |q: [f32; 4]| -> [f32; 4] {
+        let [x, y, z, w] = q;
+        let d = ((x * x + y * y) + z * z) + w * w;
+        if d > 0.0 && d < f32::INFINITY {
+            let r = 1.0 / d.sqrt();
+            [x * r, y * r, z * r, w * r]
+        } else {
+            [0.0, 0.0, 0.0, 1.0]
+        }
+    };
+
+    (0..bones)
+        .map(|bone| {
+            let mut out = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+            // Rotation.
+            let q = match stored(&[0, 1], bone) {
+                Stored::Default => [0.0, 0.0, 0.0, 1.0],
+                Stored::Constant { list, at } => {
+                    let mut q = [0.0; 4];
+                    for (m, x) in q.iter_mut().enumerate().take(COMPONENTS[list]) {
+                        *x = f32_at(b, at + 4 * m);
+                    }
+                    let q = if list == 0 { rebuild(q) } else { q };
+                    if misreading == Misreading::ConstantsNotNormalised {
+                        q
+                    } else {
+                        normalise(q)
+                    }
+                }
+                Stored::Animated { list, index } => {
+                    let finish = |q: [f32; 4]| if list == 0 { rebuild(q) } else { q };
+                    let q0 = finish(key(index, k0));
+                    if alpha == 0.0 {
+                        normalise(q0)
+                    } else {
+                        let mut q1 = finish(key(index, k1));
+                        let dot = ((q0[0] * q1[0] + q0[1] * q1[1]) + q0[2] * q1[2]) + q0[3] * q1[3];
+                        if dot < 0.0 {
+                            q1 = q1.map(|v| -v);
+                        }
+                        normalise([0, 1, 2, 3].map(|m| q0[m] + (q1[m] - q0[m]) * alpha))
+                    }
+                }
+            };
+            out[..4].copy_from_slice(&q);
+            // Translation and scale.
+            for (list, slot) in [(2usize, 4usize), (3, 7)] {
+                let v = match stored(&[list], bone) {
+                    Stored::Default => continue,
+                    Stored::Constant { at, .. } => [0, 1, 2].map(|m| f32_at(b, at + 4 * m)),
+                    Stored::Animated { index, .. } => {
+                        let (v0, v1) = (key(index, k0), if alpha == 0.0 { [0.0; 4] } else { key(index, k1) });
+                        [0, 1, 2].map(|m| if alpha == 0.0 { v0[m] } else { v0[m] + (v1[m] - v0[m]) * alpha })
+                    }
+                };
+                out[slot..slot + 3].copy_from_slice(&v);
+            }
+            out
+        })
+        .collect()
+}
