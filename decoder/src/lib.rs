@@ -23,8 +23,9 @@
 //! Module map: [`format`] is the binary layout shared with the encoder;
 //! [`quantization`] and [`interpolation`] are the arithmetic, also shared so that the
 //! encoder measures exactly what the decoder produces; `clip` validates; `track_lists`
-//! reads the bone bit sets; `sampler` seeks and walks the stored sub-tracks; `decode`
-//! is the per-value arithmetic, written once over the per-target vectors of `simd`;
+//! reads the bone bit sets; `sampler` seeks and is the public entry; `pose` decodes a
+//! whole pose list by list, `bone` one bone by rank; `decode` is the per-value
+//! arithmetic, written once over the per-target vectors of `simd`;
 //! `metadata` reads the optional tool-only section.
 #![no_std]
 // `unsafe` only in the SIMD backends (`simd/sse2.rs`, `simd/neon.rs`), which allow it
