@@ -8,9 +8,9 @@
 
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
-use crate::decode::{key_value, lerp, load, range_bytes, Rotations};
-use crate::format::{bitset_index, TrackList, FRAME_BLOCK};
-use crate::pose::write;
+use crate::decode::{floats, key_value, lerp, range_words, Rotations};
+use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
+use crate::pose::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::sampler::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
@@ -22,36 +22,31 @@ pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, bone:
     let lists = &clip.lists;
     let has = |animated: bool, list: TrackList| lists.contains(bitset_index(animated, list), bone);
     if has(true, TrackList::Rotation3) {
-        animated::<V, 0, 3>(clip, keys, alpha, bone, &mut t);
+        animated::<V, ROTATION3, 3>(clip, keys, alpha, bone, &mut t);
     } else if has(true, TrackList::Rotation4) {
-        animated::<V, 1, 4>(clip, keys, alpha, bone, &mut t);
+        animated::<V, ROTATION4, 4>(clip, keys, alpha, bone, &mut t);
     } else if has(false, TrackList::Rotation3) {
-        constant::<V, 0, 3>(clip, bone, &mut t);
+        constant::<V, ROTATION3, 3>(clip, bone, &mut t);
     } else if has(false, TrackList::Rotation4) {
-        constant::<V, 1, 4>(clip, bone, &mut t);
+        constant::<V, ROTATION4, 4>(clip, bone, &mut t);
     }
     if has(true, TrackList::Translation) {
-        animated::<V, 2, 3>(clip, keys, alpha, bone, &mut t);
+        animated::<V, TRANSLATION, 3>(clip, keys, alpha, bone, &mut t);
     } else if has(false, TrackList::Translation) {
-        constant::<V, 2, 3>(clip, bone, &mut t);
+        constant::<V, TRANSLATION, 3>(clip, bone, &mut t);
     }
     if has(true, TrackList::Scale) {
-        animated::<V, 3, 3>(clip, keys, alpha, bone, &mut t);
+        animated::<V, SCALE, 3>(clip, keys, alpha, bone, &mut t);
     } else if has(false, TrackList::Scale) {
-        constant::<V, 3, 3>(clip, bone, &mut t);
+        constant::<V, SCALE, 3>(clip, bone, &mut t);
     }
     t
 }
 
-/// The list of a const list index.
+/// The bytes of `bytes` from `at` on (empty past the end).
 #[inline(always)]
-const fn list_of(index: usize) -> TrackList {
-    match index {
-        0 => TrackList::Rotation3,
-        1 => TrackList::Rotation4,
-        2 => TrackList::Translation,
-        _ => TrackList::Scale,
-    }
+fn from(bytes: &[u8], at: usize) -> &[u8] {
+    bytes.get(at..).unwrap_or(&[])
 }
 
 /// Finishes a single rotation (`C` = 3: `w` rebuilt) as the pose does.
@@ -66,12 +61,13 @@ fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
 /// The constant sub-track of `bone` in list `L` (`C` components).
 #[inline(always)]
 fn constant<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usize, t: &mut Transform) {
-    let list = list_of(L);
+    let list = TrackList::from_index(L);
+    const { assert!(TrackList::from_index(L).components() as usize == C) };
     let rank = clip.lists.rank(bitset_index(false, list), bone);
     // Bounded by the validated constants section: no overflow.
     let before = clip.constant_components_before(list).wrapping_add(rank.wrapping_mul(C as u32));
-    let value = load::<V, C>(clip.bytes, clip.constants_offset.wrapping_add((before as usize) << 2));
-    if L <= 1 {
+    let value = floats::<V, C>(from(clip.bytes, clip.constants_offset.wrapping_add((before as usize) << 2)));
+    if list.kind() == SubTrackKind::Rotation {
         t.rotation = rotation::<V, C>(value, value, 0.0).to_quat();
     } else {
         write::<V, L>(value, t);
@@ -87,26 +83,27 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
     bone: usize,
     t: &mut Transform,
 ) {
-    let list = list_of(L);
+    let list = TrackList::from_index(L);
+    const { assert!(TrackList::from_index(L).components() as usize == C) };
     let bytes = clip.bytes;
     let rank = clip.lists.rank(bitset_index(true, list), bone);
     // Indices and offsets are bounded by the validated sections: nothing wraps.
     let index = clip.animated_start(list).wrapping_add(rank);
     let before = clip.animated_components_before(index) as usize;
     let range = clip.ranges_offset.wrapping_add(before << 3);
-    let min = load::<V, C>(bytes, range);
-    let extent = load::<V, C>(bytes, range.wrapping_add(C << 2));
+    let min = floats::<V, C>(from(bytes, range));
+    let extent = floats::<V, C>(from(bytes, range.wrapping_add(C << 2)));
     let ranged = clip.segment_count > 1;
     let value = |key: &Key| {
         let rate = bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0);
         let bit = key.frame_bit.wrapping_add(frame_offset(clip, key, index as usize));
-        let segment_range = ranged.then(|| range_bytes::<C>(bytes, key.segment_ranges.wrapping_add(before << 1)));
+        let segment_range = ranged.then(|| range_words::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
         key_value::<V, C>(bytes, rate, bit, segment_range, min, extent)
     };
     let [key0, key1] = keys;
     let v0 = value(key0);
     let v1 = if alpha == 0.0 { v0 } else { value(key1) };
-    if L <= 1 {
+    if list.kind() == SubTrackKind::Rotation {
         t.rotation = rotation::<V, C>(v0, v1, alpha).to_quat();
     } else {
         write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);

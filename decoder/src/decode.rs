@@ -7,65 +7,35 @@
 //! shorter-arc test, interpolation and normalisation are plain lane-wise operations
 //! in the order the spec writes them.
 
-use crate::bytes::{bits_from, u64_at_or_zero};
+use crate::bytes::bits_from;
 use crate::format::RAW_BITS;
 use crate::simd::Lanes;
 
-/// The `C` little-endian `f32` at `at`: a 16-byte load when the buffer has the bytes
-/// (lanes past `C` then hold whatever follows, which no caller uses: translations and
-/// scales keep `x, y, z`, three-component rotations rebuild `w`), else one float at a
-/// time with zero lanes past `C`.
-#[inline(always)]
-pub(crate) fn load<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> V {
-    match bytes.get(at..).and_then(|b| b.first_chunk::<16>()) {
-        Some(chunk) => V::from_le_bytes(chunk),
-        None => {
-            let mut out = [0.0f32; 4];
-            for (c, o) in out.iter_mut().enumerate().take(C) {
-                *o = crate::bytes::f32_at(bytes, at.wrapping_add(c << 2)).unwrap_or(0.0);
-            }
-            V::from_array(out)
-        }
-    }
-}
-
 /// The `C` little-endian `f32` at the start of `b` (at least `4·C` bytes; lanes
-/// past `C` zero).
+/// past `C` zero). One 16-byte load when `b` has sixteen bytes.
 #[inline(always)]
 pub(crate) fn floats<V: Lanes, const C: usize>(b: &[u8]) -> V {
-    let v = if C == 4 {
-        b.first_chunk::<16>().map(V::from_le_bytes)
-    } else {
-        b.first_chunk::<12>().map(V::from_le_bytes12)
+    let v = match b.first_chunk::<16>() {
+        Some(chunk) if C == 4 => Some(V::from_le_bytes(chunk)),
+        Some(chunk) => Some(V::from_le_bytes(chunk).and(V::from_bits([u32::MAX, u32::MAX, u32::MAX, 0]))),
+        None if C == 4 => None,
+        None => b.first_chunk::<12>().map(V::from_le_bytes12),
     };
     v.unwrap_or(V::splat(0.0))
 }
 
-/// The segment-range bytes of a sub-track of `C` components: `C` bytes `lo`, then as
-/// many `hi`, as two little-endian words (bytes past `C` zero).
+/// The segment-range bytes of a sub-track of `C` components at the start of `b`:
+/// `C` bytes `lo`, then as many `hi`, as two little-endian words (bytes past `C`
+/// zero). One 8-byte load when `b` has eight bytes.
 #[inline(always)]
 pub(crate) fn range_words<const C: usize>(b: &[u8]) -> (u32, u32) {
-    if C == 4 {
-        match b.first_chunk::<8>() {
-            Some(&[l0, l1, l2, l3, h0, h1, h2, h3]) => {
-                (u32::from_le_bytes([l0, l1, l2, l3]), u32::from_le_bytes([h0, h1, h2, h3]))
-            }
-            None => (0, 0),
-        }
-    } else {
-        match b.first_chunk::<6>() {
-            Some(&[l0, l1, l2, h0, h1, h2]) => {
-                (u32::from_le_bytes([l0, l1, l2, 0]), u32::from_le_bytes([h0, h1, h2, 0]))
-            }
-            None => (0, 0),
-        }
-    }
-}
-
-/// The segment-range bytes at `at` in `bytes` (see [`range_words`]).
-#[inline(always)]
-pub(crate) fn range_bytes<const C: usize>(bytes: &[u8], at: usize) -> (u32, u32) {
-    let word = u64_at_or_zero(bytes, at);
+    let word = match b.first_chunk::<8>() {
+        Some(w) => u64::from_le_bytes(*w),
+        None => match b.first_chunk::<6>() {
+            Some(&[l0, l1, l2, h0, h1, h2]) if C == 3 => u64::from_le_bytes([l0, l1, l2, h0, h1, h2, 0, 0]),
+            _ => 0,
+        },
+    };
     if C == 4 {
         (word as u32, (word >> 32) as u32)
     } else {

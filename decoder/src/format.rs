@@ -188,6 +188,18 @@ impl TrackList {
     /// The lists in storage order.
     pub const ALL: [TrackList; 4] = [Self::Rotation3, Self::Rotation4, Self::Translation, Self::Scale];
 
+    /// The list numbered `index` (`TrackList as usize`; 3 and above give `Scale`):
+    /// lets a list be a const generic parameter.
+    #[inline]
+    pub const fn from_index(index: usize) -> TrackList {
+        match index {
+            0 => Self::Rotation3,
+            1 => Self::Rotation4,
+            2 => Self::Translation,
+            _ => Self::Scale,
+        }
+    }
+
     /// Components stored per sub-track of this list.
     #[inline]
     pub const fn components(self) -> u32 {

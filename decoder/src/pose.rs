@@ -11,22 +11,12 @@ use crate::sampler::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 
-/// List indices as const parameters (`TrackList as usize`).
-const ROTATION3: usize = TrackList::Rotation3 as usize;
-const ROTATION4: usize = TrackList::Rotation4 as usize;
-const TRANSLATION: usize = TrackList::Translation as usize;
-const SCALE: usize = TrackList::Scale as usize;
-
-/// The list of a const list index.
-#[inline(always)]
-const fn list_of(index: usize) -> TrackList {
-    match index {
-        ROTATION3 => TrackList::Rotation3,
-        ROTATION4 => TrackList::Rotation4,
-        TRANSLATION => TrackList::Translation,
-        _ => TrackList::Scale,
-    }
-}
+/// List indices as const parameters (`TrackList as usize`, read back with
+/// [`TrackList::from_index`]).
+pub(crate) const ROTATION3: usize = TrackList::Rotation3 as usize;
+pub(crate) const ROTATION4: usize = TrackList::Rotation4 as usize;
+pub(crate) const TRANSLATION: usize = TrackList::Translation as usize;
+pub(crate) const SCALE: usize = TrackList::Scale as usize;
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
 /// `bone_count` long; a shorter slice is filled as far as it goes).
@@ -49,17 +39,17 @@ fn pose_with<V: Lanes, const RANGED: bool>(clip: &Clip<'_>, keys: &[Key; 2], alp
     for t in out.iter_mut() {
         *t = Transform::IDENTITY;
     }
-    let mut at = clip.constants_offset;
-    constants::<V, ROTATION3, 3>(clip, &mut at, out);
-    constants::<V, ROTATION4, 4>(clip, &mut at, out);
-    constants::<V, TRANSLATION, 3>(clip, &mut at, out);
-    constants::<V, SCALE, 3>(clip, &mut at, out);
-    let mut cursor =
-        Cursor { range: clip.ranges_offset, segment_range: 0, bits: [keys[0].frame_bit, keys[1].frame_bit], index: 0 };
-    animated::<V, ROTATION3, 3, RANGED>(clip, keys, alpha, &mut cursor, out);
-    animated::<V, ROTATION4, 4, RANGED>(clip, keys, alpha, &mut cursor, out);
-    animated::<V, TRANSLATION, 3, RANGED>(clip, keys, alpha, &mut cursor, out);
-    animated::<V, SCALE, 3, RANGED>(clip, keys, alpha, &mut cursor, out);
+    constants::<V, ROTATION3, 3>(clip, out);
+    constants::<V, ROTATION4, 4>(clip, out);
+    constants::<V, TRANSLATION, 3>(clip, out);
+    constants::<V, SCALE, 3>(clip, out);
+    // Bit offsets of the next animated sub-track in each key frame: the sum of the
+    // bit rates before it, carried from list to list.
+    let mut bits = [keys[0].frame_bit, keys[1].frame_bit];
+    animated::<V, ROTATION3, 3, RANGED>(clip, keys, alpha, &mut bits, out);
+    animated::<V, ROTATION4, 4, RANGED>(clip, keys, alpha, &mut bits, out);
+    animated::<V, TRANSLATION, 3, RANGED>(clip, keys, alpha, &mut bits, out);
+    animated::<V, SCALE, 3, RANGED>(clip, keys, alpha, &mut bits, out);
 }
 
 /// The `len` bytes at `at`: always there in a validated clip (an empty slice
@@ -69,13 +59,15 @@ fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
     bytes.get(at..at.saturating_add(len)).unwrap_or(&[])
 }
 
-/// The constant sub-tracks of list `L` (`C` components each), read from `*at` on.
+/// The constant sub-tracks of list `L` (`C` components each).
 #[inline(always)]
-fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, at: &mut usize, out: &mut [Transform]) {
-    let list = list_of(L);
+fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mut [Transform]) {
+    let list = TrackList::from_index(L);
+    const { assert!(TrackList::from_index(L).components() as usize == C) };
+    // Bounded by the validated constants section: nothing wraps.
+    let at = clip.constants_offset.wrapping_add((clip.constant_components_before(list) as usize) << 2);
     let len = (clip.count(false, list) as usize).wrapping_mul(C << 2);
-    let values = span(clip.bytes, *at, len).chunks_exact(C << 2);
-    *at = at.wrapping_add(len);
+    let values = span(clip.bytes, at, len).chunks_exact(C << 2);
     let bones = clip.lists.bones(bitset_index(false, list));
     if list.kind() == SubTrackKind::Rotation {
         let mut batch = Rotations::<V>::new();
@@ -95,29 +87,19 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, at: &mut
     }
 }
 
-/// Where the next animated sub-track's data is, carried from list to list.
-struct Cursor {
-    /// Offset of its clip range (`min` then `extent`).
-    range: usize,
-    /// Offset of its segment range bytes, relative to each key's segment.
-    segment_range: usize,
-    /// Bit offset of its samples in each key frame.
-    bits: [u64; 2],
-    /// Its index among the animated sub-tracks (its bit rate's offset).
-    index: usize,
-}
-
 /// The animated sub-tracks of list `L` (`C` components each) of a clip with
-/// (`RANGED`) or without segment ranges.
+/// (`RANGED`) or without segment ranges; `bits` is where the list's samples start in
+/// each key frame, and where the next list's start on return.
 #[inline(always)]
 fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool>(
     clip: &Clip<'_>,
     keys: &[Key; 2],
     alpha: f32,
-    cursor: &mut Cursor,
+    bits: &mut [u64; 2],
     out: &mut [Transform],
 ) {
-    let list = list_of(L);
+    let list = TrackList::from_index(L);
+    const { assert!(TrackList::from_index(L).components() as usize == C) };
     let count = clip.count(true, list) as usize;
     if count == 0 {
         return;
@@ -125,19 +107,20 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool>(
     let bytes = clip.bytes;
     let [key0, key1] = keys;
     // Every span below is inside a section validation checked; nothing wraps.
-    let ranges = span(bytes, cursor.range, count.wrapping_mul(C << 3)).chunks_exact(C << 3);
-    let rates0 = span(bytes, key0.rates.wrapping_add(cursor.index), count);
-    let rates1 = span(bytes, key1.rates.wrapping_add(cursor.index), count);
+    let index = clip.animated_start(list) as usize;
+    let before = clip.animated_components_before(index as u32) as usize;
+    let ranges = span(bytes, clip.ranges_offset.wrapping_add(before << 3), count.wrapping_mul(C << 3));
+    let rates0 = span(bytes, key0.rates.wrapping_add(index), count);
+    let rates1 = span(bytes, key1.rates.wrapping_add(index), count);
     let segment_len = if RANGED { count.wrapping_mul(C << 1) } else { 0 };
-    let segment0 = span(bytes, key0.segment_ranges.wrapping_add(cursor.segment_range), segment_len);
-    let segment1 = span(bytes, key1.segment_ranges.wrapping_add(cursor.segment_range), segment_len);
-    cursor.range = cursor.range.wrapping_add(count.wrapping_mul(C << 3));
-    cursor.segment_range = cursor.segment_range.wrapping_add(count.wrapping_mul(C << 1));
-    cursor.index = cursor.index.wrapping_add(count);
-    let [mut bit0, mut bit1] = cursor.bits;
+    let segment0 = span(bytes, key0.segment_ranges.wrapping_add(before << 1), segment_len);
+    let segment1 = span(bytes, key1.segment_ranges.wrapping_add(before << 1), segment_len);
+    let [mut bit0, mut bit1] = *bits;
     let mut batch = Rotations::<V>::new();
     let bones = clip.lists.bones(bitset_index(true, list));
-    for (k, ((bone, range), (&rate0, &rate1))) in bones.zip(ranges).zip(rates0.iter().zip(rates1)).enumerate() {
+    for (k, ((bone, range), (&rate0, &rate1))) in
+        bones.zip(ranges.chunks_exact(C << 3)).zip(rates0.iter().zip(rates1)).enumerate()
+    {
         let (min, extent) = range.split_at(C << 2);
         let (min, extent) = (floats::<V, C>(min), floats::<V, C>(extent));
         let segment =
@@ -154,7 +137,7 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool>(
         bit0 = bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
         bit1 = bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
     }
-    cursor.bits = [bit0, bit1];
+    *bits = [bit0, bit1];
     if list.kind() == SubTrackKind::Rotation {
         flush::<V, C>(&mut batch, alpha, out);
     }
@@ -179,7 +162,7 @@ fn flush<V: Lanes, const C: usize>(rotations: &mut Rotations<V>, alpha: f32, out
 /// Stores a decoded value in the part of `t` list `L` names.
 #[inline(always)]
 pub(crate) fn write<V: Lanes, const L: usize>(value: V, t: &mut Transform) {
-    match list_of(L) {
+    match TrackList::from_index(L) {
         TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
         TrackList::Translation => t.translation = value.to_vec3(),
         TrackList::Scale => t.scale = value.to_vec3(),

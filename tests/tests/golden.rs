@@ -142,14 +142,9 @@ fn parse_expected(text: &str) -> Vec<(u32, String, usize, [u32; 10])> {
         .collect()
 }
 
-fn round_of(name: &str) -> spec_reader::Round {
-    match name {
-        "none" => spec_reader::Round::None,
-        "floor" => spec_reader::Round::Floor,
-        "ceil" => spec_reader::Round::Ceil,
-        "nearest" => spec_reader::Round::Nearest,
-        other => panic!("unknown rounding '{other}'"),
-    }
+/// The rounding mode named `name` in an `.expected.txt` file.
+fn rounding(name: &str) -> Rounding {
+    MODES.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("unknown rounding '{name}'")).1
 }
 
 /// How many golden values `misreading` gets wrong (0 for a faithful reading).
@@ -161,7 +156,7 @@ fn values_misread(misreading: Misreading) -> usize {
         let mut cache: Option<(u32, String, Vec<[f32; 10]>)> = None;
         for (time, mode, bone, expected) in parse_expected(&text) {
             if cache.as_ref().is_none_or(|(t, m, _)| *t != time || *m != mode) {
-                let pose = spec_reader::decode(&bytes, f32::from_bits(time), round_of(&mode), misreading);
+                let pose = spec_reader::decode(&bytes, f32::from_bits(time), rounding(&mode), misreading);
                 cache = Some((time, mode.clone(), pose));
             }
             let pose = &cache.as_ref().unwrap().2;

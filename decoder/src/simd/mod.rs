@@ -52,8 +52,6 @@ pub const BACKEND: &str = if cfg!(target_arch = "x86_64") {
 pub(crate) trait Lanes: Copy {
     /// Every lane `v`.
     fn splat(v: f32) -> Self;
-    /// The lanes of `a`.
-    fn from_array(a: [f32; 4]) -> Self;
     /// The lanes as an array.
     fn to_array(self) -> [f32; 4];
     /// Four little-endian `f32`.

@@ -36,11 +36,6 @@ impl Lanes for F32x4 {
         F32x4(unsafe { vdupq_n_f32(v) })
     }
     #[inline(always)]
-    fn from_array(a: [f32; 4]) -> Self {
-        // SAFETY: NEON baseline; `a` is 16 readable bytes.
-        F32x4(unsafe { vld1q_f32(a.as_ptr()) })
-    }
-    #[inline(always)]
     fn to_array(self) -> [f32; 4] {
         let mut out = [0.0f32; 4];
         // SAFETY: NEON baseline; `out` is 16 writable bytes.

@@ -30,10 +30,6 @@ impl Lanes for F32x4 {
         F32x4([v; 4])
     }
     #[inline(always)]
-    fn from_array(a: [f32; 4]) -> Self {
-        F32x4(a)
-    }
-    #[inline(always)]
     fn to_array(self) -> [f32; 4] {
         self.0
     }

@@ -23,11 +23,6 @@ impl Lanes for F32x4 {
         F32x4(unsafe { _mm_set1_ps(v) })
     }
     #[inline(always)]
-    fn from_array(a: [f32; 4]) -> Self {
-        // SAFETY: SSE2 baseline; `a` is 16 readable bytes (an unaligned load).
-        F32x4(unsafe { _mm_loadu_ps(a.as_ptr()) })
-    }
-    #[inline(always)]
     fn to_array(self) -> [f32; 4] {
         let mut out = [0.0f32; 4];
         // SAFETY: SSE2 baseline; `out` is 16 writable bytes (an unaligned store).

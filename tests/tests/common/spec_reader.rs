@@ -1,11 +1,13 @@
 //! A second decoder, written from `format-spec/` alone (plain scalar `f32`, no SIMD,
-//! nothing shared with `ossa-decoder` but the bytes), for the golden files: it must
+//! nothing shared with `ossa-decoder` but the bytes and the [`Rounding`] names), for the golden files: it must
 //! reproduce their expected values bit for bit, and each [`Misreading`] of the spec
 //! (a plausible way to get a rule wrong) must change at least one of them, which
 //! proves the golden files catch that mistake.
 //!
 //! It trusts its input (the golden files are valid) and favours being obviously like
 //! the spec over being fast.
+
+use ossa_decoder::Rounding;
 
 /// A way an implementer might misread the spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,15 +41,6 @@ impl Misreading {
         Misreading::DefaultSegmentLength,
         Misreading::RangesInSingleSegment,
     ];
-}
-
-/// How a time between two samples is treated (decoding.md, Seeking step 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Round {
-    None,
-    Floor,
-    Ceil,
-    Nearest,
 }
 
 // Bytes past the buffer read as zero: a misreading may look there.
@@ -86,7 +79,7 @@ const COMPONENTS: [usize; 4] = [3, 4, 3, 3];
 /// Decodes every bone of the clip in `b` at `time` with `round`, as a reader who made
 /// the `misreading` would: per bone, rotation `x y z w`, translation `x y z`, scale
 /// `x y z`.
-pub fn decode(b: &[u8], time: f32, round: Round, misreading: Misreading) -> Vec<[f32; 10]> {
+pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> Vec<[f32; 10]> {
     // Header (header.md).
     let segment_len = if misreading == Misreading::DefaultSegmentLength { 16 } else { u8_at(b, 22) as usize };
     let bones = u32_at(b, 24) as usize;
@@ -132,16 +125,16 @@ pub fn decode(b: &[u8], time: f32, round: Round, misreading: Misreading) -> Vec<
     let k1 = (k0 + 1).min(samples - 1);
     let f = if k0 == k1 { 0.0 } else { p - k0 as f32 };
     let mut alpha = match round {
-        Round::None => f,
-        Round::Floor => 0.0,
-        Round::Ceil => {
+        Rounding::None => f,
+        Rounding::Floor => 0.0,
+        Rounding::Ceil => {
             if f > 0.0 {
                 1.0
             } else {
                 0.0
             }
         }
-        Round::Nearest => {
+        Rounding::Nearest => {
             if f >= 0.5 {
                 1.0
             } else {
