@@ -28,7 +28,8 @@ struct Golden {
 /// snap; `blink` is animated inside a single segment; `unnormalised` is `pose` with a
 /// constant rotation whose stored `x, y, z` have a norm above 1, which only a decoder
 /// that normalises constants decodes right (the encoder itself stores unit rotations,
-/// where normalising changes no bit).
+/// where normalising changes no bit); `degenerate` is `edges` with rotations whose
+/// `d` (the squared norm) is infinite or NaN, which must decode to the identity.
 fn golden() -> Vec<Golden> {
     let plain = |name, settings| Golden { name, source: name, settings, patch: None };
     vec![
@@ -37,6 +38,12 @@ fn golden() -> Vec<Golden> {
         plain("edges", Settings { precision: 0.0001, segment_len: 7, ..Settings::default() }),
         plain("blink", Settings::default()),
         Golden { name: "unnormalised", source: "pose", settings: Settings::default(), patch: Some(unnormalise) },
+        Golden {
+            name: "degenerate",
+            source: "edges",
+            settings: Settings { precision: 0.0001, segment_len: 7, ..Settings::default() },
+            patch: Some(degenerate),
+        },
     ]
 }
 
@@ -50,6 +57,37 @@ fn unnormalise(bytes: &mut [u8]) {
     assert_eq!(bytes[tracks] & 1, 1, "bone 0 has a three-component constant rotation");
     for (i, v) in [0.8f32, 0.7, 0.1].into_iter().enumerate() {
         bytes[constants + 4 * i..constants + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    let sum = format::checksum(bytes);
+    bytes[12..16].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Makes rotations whose `d` (the squared norm) is not a positive finite number,
+/// which the spec decodes to the identity. The first constant rotation of list 0
+/// becomes `(1e20, 1e20, 1e20)`: `w` rebuilds to 0 and `d` overflows to +∞. The first
+/// animated rotation gets the clip range `min.x = extent.x = 3e38` (finite, as
+/// validation requires): `x` is at least 3e38, `d` is +∞ at every key, and where two
+/// keys reach +∞ interpolation gives `∞ − ∞`, so `d` is NaN. Checksum recomputed.
+fn degenerate(bytes: &mut [u8]) {
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let bones = u32_at(bytes, 24);
+    let (tracks, constants, ranges) = (u32_at(bytes, 40), u32_at(bytes, 44), u32_at(bytes, 48));
+    let set_len = bones.div_ceil(8);
+    let count = |set: usize| bytes[tracks + set * set_len..][..set_len].iter().map(|x| x.count_ones()).sum::<u32>();
+    // Bit sets 0 (constant, list 0), 4 and 5 (animated, lists 0 and 1: the first
+    // animated sub-tracks, so the first clip range is a rotation's).
+    assert!(count(0) > 0, "the source has a list-0 constant rotation");
+    let components = match (count(4), count(5)) {
+        (0, 0) => panic!("the source has an animated rotation"),
+        (0, _) => 4,
+        _ => 3,
+    };
+    for (i, v) in [1e20f32; 3].into_iter().enumerate() {
+        bytes[constants + 4 * i..constants + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    // A clip range is `min` (C floats) then `extent` (C floats).
+    for at in [ranges, ranges + 4 * components] {
+        bytes[at..at + 4].copy_from_slice(&3e38f32.to_le_bytes());
     }
     let sum = format::checksum(bytes);
     bytes[12..16].copy_from_slice(&sum.to_le_bytes());

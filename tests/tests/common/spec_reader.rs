@@ -28,11 +28,14 @@ pub enum Misreading {
     DefaultSegmentLength,
     /// Segment range bytes applied even in a single-segment clip.
     RangesInSingleSegment,
+    /// A rotation whose `d` is not a positive finite number passed through as it is
+    /// (the spec before format 2.0 said so), not turned into the identity.
+    NonFiniteThrough,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 7] = [
+    pub const ALL: [Misreading; 8] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -40,6 +43,7 @@ impl Misreading {
         Misreading::RawAsQuantised,
         Misreading::DefaultSegmentLength,
         Misreading::RangesInSingleSegment,
+        Misreading::NonFiniteThrough,
     ];
 }
 
@@ -214,6 +218,8 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         if d > 0.0 && d < f32::INFINITY {
             let r = 1.0 / d.sqrt();
             [x * r, y * r, z * r, w * r]
+        } else if misreading == Misreading::NonFiniteThrough {
+            q
         } else {
             [0.0, 0.0, 0.0, 1.0]
         }
