@@ -1,6 +1,6 @@
 //! Bit-exactness across backends: the native SIMD backend of this build (SSE2, AVX2
 //! when compiled with it, NEON on aarch64) against the portable scalar reference, on
-//! every shared clip and on synthetic extreme clips, at many times with every
+//! every shared clip, on synthetic extreme clips and on the golden files, at many times with every
 //! rounding mode, for whole poses and bone by bone. Lockstep networking and replays
 //! depend on every target decoding the same bits.
 
@@ -8,7 +8,7 @@ mod common;
 
 use common::Rng;
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
-use ossa_encoder::{compress, Bone, BoneTrack, RawClip, RawTransform, Settings};
+use ossa_encoder::{compress, AlignedBytes, Bone, BoneTrack, RawClip, RawTransform, Settings};
 
 fn bits(t: &Transform) -> [u32; 10] {
     let mut out = [0u32; 10];
@@ -114,4 +114,22 @@ fn native_and_scalar_backends_agree_on_synthetic_extremes() {
         );
         check(&format!("extreme {bones}×{samples}"), &out.bytes, 2 * samples as u32 + 3);
     }
+}
+
+/// The golden files, crafted ones included (`unnormalised`: a constant rotation of
+/// norm above 1; `degenerate`: rotations of infinite and NaN squared norm), decode to
+/// the same bits on both backends.
+#[test]
+fn native_and_scalar_backends_agree_on_the_golden_files() {
+    let dir = common::repo_root().join("format-spec/golden");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "ossa") {
+            let bytes = AlignedBytes::new(&std::fs::read(&path).unwrap());
+            check(&path.display().to_string(), &bytes, 60);
+            files += 1;
+        }
+    }
+    assert!(files >= 6, "the golden files are in {}", dir.display());
 }
