@@ -59,7 +59,7 @@ const MASKS: [u32; 32] = {
 
 /// [`MASKS`] as `f32` (exact up to 24 bits, the widest quantised rate).
 #[allow(clippy::indexing_slicing)]
-const MAXIMA: [f32; 32] = {
+pub(crate) const MAXIMA: [f32; 32] = {
     let mut t = [0.0f32; 32];
     let mut b = 0;
     while b < 32 {
@@ -109,25 +109,42 @@ pub(crate) fn key_value<V: Lanes, const C: usize>(
         }
         return V::from_bits(q);
     }
-    let normalized = if bits == 0 {
-        match segment_range {
-            // The segment's constant: the u16 `lo + 256 · hi` of each component, over 65535.
-            Some((lo, hi)) => V::from_bytes(lo).add(V::from_bytes(hi).mul(V::splat(256.0))).div(V::splat(65535.0)),
-            None => V::splat(0.0),
-        }
+    let segment = || segment_range.map(|(lo, hi)| (V::from_bytes(lo), V::from_bytes(hi)));
+    if bits == 0 {
+        flat(segment(), min, extent)
     } else {
         // 1 ≤ bits ≤ 24: the divisor and the integers are exact in f32.
         let max = MAXIMA.get((bits & 31) as usize).copied().unwrap_or(1.0);
-        let n = V::from_u32(quantized::<C>(bytes, bit, bits)).div(V::splat(max));
-        match segment_range {
-            Some((lo, hi)) => {
-                let scale = V::splat(255.0);
-                n.mul(V::from_bytes(hi).div(scale)).add(V::from_bytes(lo).div(scale))
-            }
-            None => n,
+        let q = V::from_u32(quantized::<C>(bytes, bit, bits));
+        dequantize(q, V::splat(max), segment(), min, extent)
+    }
+}
+
+/// The value of quantised components, lane by lane: `q / max` (`max` = 2^b − 1),
+/// then the segment range `lo`, `hi` (bytes 0 to 255, `None` in a single-segment
+/// clip): `n · (hi / 255) + lo / 255`, then the clip range: `n · extent + min`.
+#[inline(always)]
+pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<(V, V)>, min: V, extent: V) -> V {
+    let n = q.div(max);
+    let n = match segment {
+        Some((lo, hi)) => {
+            let scale = V::splat(255.0);
+            n.mul(hi.div(scale)).add(lo.div(scale))
         }
+        None => n,
     };
-    normalized.mul(extent).add(min)
+    n.mul(extent).add(min)
+}
+
+/// The value of components of bit rate 0, lane by lane: the segment's constant, the
+/// `u16` `lo + 256 · hi` over 65535 (0 in a single-segment clip), then the clip range.
+#[inline(always)]
+pub(crate) fn flat<V: Lanes>(segment: Option<(V, V)>, min: V, extent: V) -> V {
+    let n = match segment {
+        Some((lo, hi)) => lo.add(hi.mul(V::splat(256.0))).div(V::splat(65535.0)),
+        None => V::splat(0.0),
+    };
+    n.mul(extent).add(min)
 }
 
 /// Up to four rotations being finished together.
@@ -161,44 +178,53 @@ impl<V: Lanes> Rotations<V> {
     }
 
     /// The finished rotations (in the order pushed; lanes past `len` are meaningless):
-    /// `w` rebuilt when `rebuild`, key 1 negated when the dot product is negative,
-    /// interpolated by `alpha` (key 0 alone when it is 0), normalised.
+    /// see [`finish_rotations`].
     #[inline(always)]
     pub(crate) fn finish(&mut self, rebuild: bool, alpha: f32) -> [V; 4] {
         self.len = 0;
         let [k0, k1] = self.keys;
-        let [x0, y0, z0, w0] = V::transpose(k0);
-        let w0 = if rebuild { rebuild_w(x0, y0, z0) } else { w0 };
-        let (x, y, z, w) = if alpha == 0.0 {
-            (x0, y0, z0, w0)
-        } else {
-            let [x1, y1, z1, w1] = V::transpose(k1);
-            let w1 = if rebuild { rebuild_w(x1, y1, z1) } else { w1 };
-            // Shorter arc: key 1's sign bits flipped where the dot product is negative.
-            let dot = x0.mul(x1).add(y0.mul(y1)).add(z0.mul(z1)).add(w0.mul(w1));
-            let flip = dot.lt(V::splat(0.0)).and(V::splat(-0.0));
-            let a = V::splat(alpha);
-            let lerp = |v0: V, v1: V| v0.add(v1.xor(flip).sub(v0).mul(a));
-            (lerp(x0, x1), lerp(y0, y1), lerp(z0, z1), lerp(w0, w1))
-        };
-        // Normalise: multiply by 1 / sqrt(d) where d is positive and finite, else the
-        // identity.
-        let d = x.mul(x).add(y.mul(y)).add(z.mul(z)).add(w.mul(w));
-        let ok = d.gt(V::splat(0.0)).and(d.lt(V::splat(f32::INFINITY)));
-        let inv = V::splat(1.0).div(d.sqrt());
-        let zero = V::splat(0.0);
-        V::transpose([
-            V::select(ok, x.mul(inv), zero),
-            V::select(ok, y.mul(inv), zero),
-            V::select(ok, z.mul(inv), zero),
-            V::select(ok, w.mul(inv), V::splat(1.0)),
-        ])
+        V::transpose(finish_rotations(rebuild, V::transpose(k0), V::transpose(k1), alpha))
     }
+}
+
+/// Rotations finished lane by lane, given as one vector per component (`x`, `y`,
+/// `z`, `w` of key 0 in `k0`, of key 1 in `k1`): `w` rebuilt when `rebuild` (the
+/// given `w` is then ignored), key 1 negated where the dot product is negative,
+/// interpolated by `alpha` (key 0 alone when it is 0), normalised. Returned in the
+/// same layout.
+#[inline(always)]
+pub(crate) fn finish_rotations<V: Lanes>(rebuild: bool, k0: [V; 4], k1: [V; 4], alpha: f32) -> [V; 4] {
+    let [x0, y0, z0, w0] = k0;
+    let w0 = if rebuild { rebuild_w(x0, y0, z0) } else { w0 };
+    let (x, y, z, w) = if alpha == 0.0 {
+        (x0, y0, z0, w0)
+    } else {
+        let [x1, y1, z1, w1] = k1;
+        let w1 = if rebuild { rebuild_w(x1, y1, z1) } else { w1 };
+        // Shorter arc: key 1's sign bits flipped where the dot product is negative.
+        let dot = x0.mul(x1).add(y0.mul(y1)).add(z0.mul(z1)).add(w0.mul(w1));
+        let flip = dot.lt(V::splat(0.0)).and(V::splat(-0.0));
+        let a = V::splat(alpha);
+        let lerp = |v0: V, v1: V| v0.add(v1.xor(flip).sub(v0).mul(a));
+        (lerp(x0, x1), lerp(y0, y1), lerp(z0, z1), lerp(w0, w1))
+    };
+    // Normalise: multiply by 1 / sqrt(d) where d is positive and finite, else the
+    // identity.
+    let d = x.mul(x).add(y.mul(y)).add(z.mul(z)).add(w.mul(w));
+    let ok = d.gt(V::splat(0.0)).and(d.lt(V::splat(f32::INFINITY)));
+    let inv = V::splat(1.0).div(d.sqrt());
+    let zero = V::splat(0.0);
+    [
+        V::select(ok, x.mul(inv), zero),
+        V::select(ok, y.mul(inv), zero),
+        V::select(ok, z.mul(inv), zero),
+        V::select(ok, w.mul(inv), V::splat(1.0)),
+    ]
 }
 
 /// `w = sqrt(1 − ((x·x + y·y) + z·z))` where that argument is positive, else 0.
 #[inline(always)]
-fn rebuild_w<V: Lanes>(x: V, y: V, z: V) -> V {
+pub(crate) fn rebuild_w<V: Lanes>(x: V, y: V, z: V) -> V {
     let t = V::splat(1.0).sub(x.mul(x).add(y.mul(y)).add(z.mul(z)));
     t.sqrt().and(t.gt(V::splat(0.0)))
 }

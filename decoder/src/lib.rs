@@ -21,8 +21,9 @@
 //! bounds whatever the bytes were.
 //!
 //! Module map: [`format`] is the binary layout shared with the encoder;
-//! [`quantization`] and [`interpolation`] are the arithmetic, also shared so that the
-//! encoder measures exactly what the decoder produces; `clip` validates; `track_lists`
+//! [`quantization`] and [`interpolation`] give the encoder the decoder's arithmetic one
+//! value at a time (the `decode` functions run on the scalar backend), so that it
+//! measures exactly what the decoder produces; `clip` validates; `track_lists`
 //! reads the bone bit sets; `sampler` seeks and is the public entry; `pose` decodes a
 //! whole pose list by list, `bone` one bone by rank; `decode` is the per-value
 //! arithmetic, written once over the per-target vectors of `simd`;

@@ -1,63 +1,28 @@
-//! Dequantisation arithmetic: how stored integers become component values.
+//! The decoder's arithmetic for one component at a time, for the encoder.
 //!
-//! The encoder calls these very functions when it measures the error of a candidate
-//! bit rate, so what it measures is bit for bit what the decoder produces. The order
-//! of operations is part of the format (see `format-spec/`): multiply, then add, in
-//! `f32`, never fused, so every target decodes the same bits.
+//! The encoder measures the error of each candidate bit rate on the values the
+//! decoder will produce, so it needs them bit for bit. These functions are not a
+//! second implementation: they run the decoder's own lane-wise arithmetic
+//! ([`crate::decode`]) on the portable scalar backend, one value per lane, so a
+//! change to the format's arithmetic changes both sides at once.
 
-/// `q / (2^bits - 1)`, the normalised value of a `bits`-bit unsigned integer.
-/// `bits` is 1 to 24, so the divisor and `q` are exact in `f32`.
-#[inline]
-pub fn unpack_unorm(q: u32, bits: u8) -> f32 {
-    let max = (1u32 << (bits & 31)).wrapping_sub(1);
-    // max is at least 1 for valid bit rates; guard anyway so nothing divides by zero.
-    if max == 0 {
-        return 0.0;
-    }
-    q as f32 / max as f32
-}
+use crate::decode::{dequantize, flat, rebuild_w, MAXIMA};
+use crate::simd::scalar::F32x4;
+use crate::simd::Lanes;
 
-/// The per-segment range `(min, extent)` inside the clip range, from its two bytes.
-#[inline]
-pub fn segment_range(min_byte: u8, extent_byte: u8) -> (f32, f32) {
-    (f32::from(min_byte) / 255.0, f32::from(extent_byte) / 255.0)
-}
-
-/// The normalised value of a sub-track component that is constant within a segment
-/// (bit rate 0): its two range bytes read as a little-endian `u16` over 65535.
-#[inline]
-pub fn segment_constant(min_byte: u8, extent_byte: u8) -> f32 {
-    f32::from(u16::from_le_bytes([min_byte, extent_byte])) / 65535.0
-}
-
-/// Applies the segment range to a normalised sample: `n * extent + min`.
-#[inline]
-pub fn apply_segment_range(normalized: f32, range: (f32, f32)) -> f32 {
-    normalized * range.1 + range.0
-}
-
-/// Applies the clip range: `n * extent + min`.
-#[inline]
-pub fn apply_clip_range(normalized: f32, min: f32, extent: f32) -> f32 {
-    normalized * extent + min
-}
-
-/// Rebuilds `w` of a unit quaternion stored without it (`w >= 0`).
-#[inline]
-pub fn reconstruct_w(x: f32, y: f32, z: f32) -> f32 {
-    let w2 = 1.0 - (x * x + y * y + z * z);
-    if w2 > 0.0 {
-        libm::sqrtf(w2)
-    } else {
-        0.0
-    }
+/// Lane 0 of `v`.
+#[inline(always)]
+fn first(v: F32x4) -> f32 {
+    let [x, ..] = v.to_array();
+    x
 }
 
 /// The value of one component of an animated sub-track at one key frame.
 ///
-/// `stored` is the integer read from the bit stream (`bits` wide; unused for 0),
-/// `segment_bytes` the component's two segment-range bytes (`None` when the clip has
-/// a single segment), `clip_min`/`clip_extent` its clip range.
+/// `stored` is the integer read from the bit stream (`bits` wide; unused for 0; the
+/// `f32` bits themselves for 32), `segment_bytes` the component's two segment-range
+/// bytes `lo`, `hi` (`None` when the clip has a single segment), `clip_min` and
+/// `clip_extent` its clip range.
 #[inline]
 pub fn decode_component(
     bits: u8,
@@ -69,29 +34,25 @@ pub fn decode_component(
     if bits == crate::format::RAW_BITS {
         return f32::from_bits(stored);
     }
-    let normalized = if bits == 0 {
-        match segment_bytes {
-            Some((lo, hi)) => segment_constant(lo, hi),
-            None => 0.0,
-        }
+    let segment = segment_bytes.map(|(lo, hi)| (F32x4::splat(f32::from(lo)), F32x4::splat(f32::from(hi))));
+    let (min, extent) = (F32x4::splat(clip_min), F32x4::splat(clip_extent));
+    if bits == 0 {
+        first(flat(segment, min, extent))
     } else {
-        let n = unpack_unorm(stored, bits);
-        match segment_bytes {
-            Some((lo, hi)) => apply_segment_range(n, segment_range(lo, hi)),
-            None => n,
-        }
-    };
-    apply_clip_range(normalized, clip_min, clip_extent)
+        let max = MAXIMA.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
+        first(dequantize(F32x4::from_u32([stored; 4]), F32x4::splat(max), segment, min, extent))
+    }
 }
 
-/// A rotation's `[x, y, z, w]` from its stored components: with three, `w` is rebuilt.
+/// A rotation's `[x, y, z, w]` from its stored components: with three, `w` is rebuilt
+/// (`sqrt(1 − ((x·x + y·y) + z·z))` where positive, else 0).
 #[inline]
 pub fn rotation_from_components(c: [f32; 4], components: u32) -> [f32; 4] {
     let [x, y, z, _] = c;
     if components == 4 {
         c
     } else {
-        [x, y, z, reconstruct_w(x, y, z)]
+        [x, y, z, first(rebuild_w(F32x4::splat(x), F32x4::splat(y), F32x4::splat(z)))]
     }
 }
 
@@ -111,6 +72,6 @@ mod tests {
         // Segment range: lo/255 + n * hi/255.
         let v = decode_component(1, 1, Some((51, 102)), 0.0, 1.0);
         assert!((v - 0.6).abs() < 1e-6, "{v}");
-        assert_eq!(reconstruct_w(1.0, 0.5, 0.0), 0.0);
+        assert_eq!(rotation_from_components([1.0, 0.5, 0.0, 9.0], 3)[3], 0.0);
     }
 }
