@@ -90,5 +90,9 @@ pub(crate) trait Lanes: Copy {
     /// The lanes as a quaternion `x, y, z, w`.
     fn to_quat(self) -> Quat;
     /// Lanes `x, y, z` as a vector.
-    fn to_vec3(self) -> Vec3;
+    #[inline(always)]
+    fn to_vec3(self) -> Vec3 {
+        let [x, y, z, _] = self.to_array();
+        Vec3::new(x, y, z)
+    }
 }

@@ -2,7 +2,7 @@
 //! backend of targets without SIMD (thumbv7em…), and the reference every SIMD
 //! backend is tested against.
 
-use glam::{Quat, Vec3};
+use glam::Quat;
 
 use super::Lanes;
 
@@ -11,6 +11,19 @@ use super::Lanes;
 pub(crate) struct F32x4([f32; 4]);
 
 impl F32x4 {
+    /// The little-endian `f32` of `b`, one per four bytes, in lanes `x, y, z, w`
+    /// (lanes past them zero).
+    #[inline(always)]
+    fn from_le_floats(b: &[u8]) -> Self {
+        let mut out = [0.0f32; 4];
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(c);
+            *o = f32::from_le_bytes(w);
+        }
+        F32x4(out)
+    }
+
     #[inline(always)]
     fn map2(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
         let ([a0, a1, a2, a3], [b0, b1, b2, b3]) = (self.0, o.0);
@@ -35,23 +48,11 @@ impl Lanes for F32x4 {
     }
     #[inline(always)]
     fn from_le_bytes(b: &[u8; 16]) -> Self {
-        let mut out = [0.0f32; 4];
-        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            let mut w = [0u8; 4];
-            w.copy_from_slice(c);
-            *o = f32::from_le_bytes(w);
-        }
-        F32x4(out)
+        F32x4::from_le_floats(b)
     }
     #[inline(always)]
     fn from_le_bytes12(b: &[u8; 12]) -> Self {
-        let mut out = [0.0f32; 4];
-        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-            let mut w = [0u8; 4];
-            w.copy_from_slice(c);
-            *o = f32::from_le_bytes(w);
-        }
-        F32x4(out)
+        F32x4::from_le_floats(b)
     }
     #[inline(always)]
     fn from_u32(q: [u32; 4]) -> Self {
@@ -119,10 +120,5 @@ impl Lanes for F32x4 {
     #[inline(always)]
     fn to_quat(self) -> Quat {
         Quat::from_array(self.0)
-    }
-    #[inline(always)]
-    fn to_vec3(self) -> Vec3 {
-        let [x, y, z, _] = self.to_array();
-        Vec3::new(x, y, z)
     }
 }

@@ -7,7 +7,7 @@
 
 use core::arch::x86_64::*;
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Quat, Vec4};
 
 use super::Lanes;
 
@@ -136,10 +136,5 @@ impl Lanes for F32x4 {
     #[inline(always)]
     fn to_quat(self) -> Quat {
         Quat::from_vec4(Vec4::from(self.0))
-    }
-    #[inline(always)]
-    fn to_vec3(self) -> Vec3 {
-        let [x, y, z, _] = self.to_array();
-        Vec3::new(x, y, z)
     }
 }
