@@ -157,8 +157,21 @@ impl<'a> Reader<'a> {
     /// Skips white space and comments.
     pub fn skip_trivia(&mut self) -> Result<(), SyntaxError> {
         loop {
+            // White space, the common case, in a tight loop over a local index.
+            let mut i = self.offset;
+            while let Some(&c) = self.text.get(i) {
+                match c {
+                    b' ' | b'\t' | b'\r' => i += 1,
+                    b'\n' => {
+                        i += 1;
+                        self.line += 1;
+                        self.line_start = i;
+                    }
+                    _ => break,
+                }
+            }
+            self.offset = i;
             match self.peek() {
-                Some(b' ' | b'\t' | b'\r' | b'\n') => self.bump(),
                 Some(b'/') if self.peek_at(1) == Some(b'/') => {
                     while !matches!(self.peek(), None | Some(b'\n')) {
                         self.bump();
@@ -321,7 +334,12 @@ impl<'a> Reader<'a> {
             }
             ValueKind::Array => {
                 self.bump();
-                while self.next_item()? {
+                loop {
+                    // Runs of plain numbers (most of a clip) are checked in a tight loop.
+                    self.skip_numbers()?;
+                    if !self.next_item()? {
+                        break;
+                    }
                     self.skip_nested(depth + 1)?;
                 }
             }
@@ -343,6 +361,64 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// Skips the numbers, white space, comments and commas at the reader, checking
+    /// each number as [`Reader::skip_value`] does; stops before anything else.
+    fn skip_numbers(&mut self) -> Result<(), SyntaxError> {
+        loop {
+            self.skip_trivia()?;
+            match self.peek() {
+                Some(b',') => self.offset += 1,
+                Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => {
+                    let start = self.position();
+                    let token = self.number_token();
+                    if !is_number(token) {
+                        return Err(self.error_at(start, format!("malformed number '{}'", crate::message::name(token))));
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// A list of exactly `N` plain decimal numbers, read in one tight loop: the
+    /// common case of a clip's samples. `None`, with the reader where it was, when
+    /// the next value is anything else (another kind, a hexadecimal or malformed
+    /// number, another count), so that the caller's general path reads it and
+    /// reports what is wrong.
+    pub fn plain_numbers<const N: usize>(&mut self) -> Option<[f64; N]> {
+        let saved = self.position();
+        let values = self.try_plain_numbers::<N>();
+        if values.is_none() {
+            self.seek(saved);
+        }
+        values
+    }
+
+    fn try_plain_numbers<const N: usize>(&mut self) -> Option<[f64; N]> {
+        self.skip_trivia().ok()?;
+        if self.peek() != Some(b'[') {
+            return None;
+        }
+        self.offset += 1;
+        let mut out = [0.0; N];
+        let mut found = 0;
+        loop {
+            self.skip_trivia().ok()?;
+            match self.peek()? {
+                b',' => self.offset += 1,
+                b']' => {
+                    self.offset += 1;
+                    return (found == N).then_some(out);
+                }
+                c if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => {
+                    *out.get_mut(found)? = self.number_token().parse::<f64>().ok()?;
+                    found += 1;
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// A bare word (`[A-Za-z_][A-Za-z0-9_.-]*`).
     pub fn word(&mut self) -> &'a str {
         let _ = self.skip_trivia();
@@ -357,18 +433,20 @@ impl<'a> Reader<'a> {
     /// The characters of a number token (none of them a newline), consumed.
     fn number_token(&mut self) -> &'a str {
         let start = self.offset;
-        if self.peek() == Some(b'0') && matches!(self.peek_at(1), Some(b'x' | b'X')) {
-            self.offset += 2;
-            while matches!(self.peek(), Some(c) if c.is_ascii_hexdigit()) {
-                self.offset += 1;
+        let text = self.text;
+        let mut i = start;
+        if text.get(i) == Some(&b'0') && matches!(text.get(i + 1), Some(b'x' | b'X')) {
+            i += 2;
+            while text.get(i).is_some_and(u8::is_ascii_hexdigit) {
+                i += 1;
             }
         } else {
-            while matches!(self.peek(), Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'))
-            {
-                self.offset += 1;
+            while text.get(i).is_some_and(|&c| NUMBER_CHARS[usize::from(c)]) {
+                i += 1;
             }
         }
-        self.source.get(start..self.offset).unwrap_or_default()
+        self.offset = i;
+        self.source.get(start..i).unwrap_or_default()
     }
 
     /// A number: decimal (`-1.5e2`) or hexadecimal integer (`0xFFFFFFFF`, which ACL
@@ -428,6 +506,19 @@ impl<'a> Reader<'a> {
         String::from_utf8(out).map_err(|_| self.error_at(start, "string is not valid UTF-8"))
     }
 }
+
+/// The characters a decimal number token is made of (one table load per character
+/// in the loops that read millions of them).
+const NUMBER_CHARS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+        c += 1;
+    }
+    t
+};
 
 /// Whether `token` (from [`Reader::number_token`]) reads as a number: what
 /// [`Reader::number`] accepts, checked without converting.
@@ -519,6 +610,31 @@ mod tests {
         r.next_member(None).unwrap().unwrap();
         assert_eq!(r.number().unwrap(), 4294967295.0);
         assert!(r.next_member(None).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_plain_number_fast_path_reads_what_the_general_path_reads_or_steps_aside() {
+        // Read: the same values as number() gives, comments and commas anywhere.
+        let mut r = Reader::new(" [ 1, -2.5e1 /* c */ ,\n +.5 // d\n ] x");
+        assert_eq!(r.plain_numbers::<3>(), Some([1.0, -25.0, 0.5]));
+        assert_eq!(r.word(), "x");
+        assert_eq!(r.position().line, 3, "lines are counted on the fast path too");
+        // Anything else leaves the reader where it was, for the general path.
+        for text in [
+            "[1, 2]",
+            "[1, 2, 3, 4]",
+            "[1, 0x10, 3]",
+            "[1, \"2\", 3]",
+            "[1.2.3, 2, 3]",
+            "[1, [2], 3]",
+            "{}",
+            "[1, 2, 3",
+        ] {
+            let mut r = Reader::new(text);
+            let before = r.position();
+            assert_eq!(r.plain_numbers::<3>(), None, "{text}");
+            assert_eq!(r.position(), before, "{text}");
+        }
     }
 
     #[test]

@@ -243,6 +243,9 @@ impl<'a> ClipReader<'a> {
     /// A list of exactly `N` numbers. `what` names it in messages (formatted only
     /// for an error: this runs for every sample of a clip).
     fn vector<const N: usize>(&mut self, what: impl fmt::Display + Copy) -> Result<[f64; N], ImportError> {
+        if let Some(values) = self.r.plain_numbers::<N>() {
+            return Ok(values);
+        }
         let at = self.expect(ValueKind::Array, what)?;
         self.r.begin_array()?;
         let mut out = [0.0; N];
