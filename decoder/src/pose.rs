@@ -5,7 +5,7 @@
 //! decision is made at run time that the list already decides.
 
 use crate::clip::Clip;
-use crate::decode::{floats, key_value, lerp, range_words, Rotations};
+use crate::decode::{finish_rotations, floats, key_value, lerp, range_words, Rotations};
 use crate::format::{bitset_index, SubTrackKind, TrackList};
 use crate::sampler::Key;
 use crate::simd::Lanes;
@@ -70,14 +70,37 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
     let values = span(clip.bytes, at, len).chunks_exact(C << 2);
     let bones = clip.lists.bones(bitset_index(false, list));
     if list.kind() == SubTrackKind::Rotation {
-        let mut batch = Rotations::<V>::new();
-        for (bone, value) in bones.zip(values) {
-            let value = floats::<V, C>(value);
-            if batch.push(bone, value, value) {
-                flush::<V, C>(&mut batch, 0.0, out);
+        let mut bones = bones;
+        // Four values stored back to back load as one vector per component: no
+        // gather, no transpose on the way in.
+        let mut groups = span(clip.bytes, at, len).chunks_exact(C << 4);
+        for group in &mut groups {
+            let load = |i: usize| floats::<V, 4>(group.get(i << 4..).unwrap_or(&[]));
+            let k = if C == 4 {
+                V::transpose([load(0), load(1), load(2), load(3)])
+            } else {
+                let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
+                [x, y, z, V::splat(0.0)]
+            };
+            let finished = V::transpose(finish_rotations(C == 3, k, k, 0.0));
+            for q in finished {
+                if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+                    t.rotation = q.to_quat();
+                }
             }
         }
-        flush::<V, C>(&mut batch, 0.0, out);
+        // The last one to three, one value per vector, transposed (unused lanes zero).
+        let rest = groups.remainder();
+        if !rest.is_empty() {
+            let load = |i: usize| floats::<V, C>(rest.get(i.wrapping_mul(C << 2)..).unwrap_or(&[]));
+            let k = V::transpose([load(0), load(1), load(2), V::splat(0.0)]);
+            let finished = V::transpose(finish_rotations(C == 3, k, k, 0.0));
+            for (bone, q) in bones.zip(finished) {
+                if let Some(t) = out.get_mut(bone) {
+                    t.rotation = q.to_quat();
+                }
+            }
+        }
     } else {
         for (bone, value) in bones.zip(values) {
             if let Some(t) = out.get_mut(bone) {

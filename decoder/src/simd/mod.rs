@@ -87,6 +87,16 @@ pub(crate) trait Lanes: Copy {
     /// Rows become columns: four `x, y, z, w` vectors become the vector of their
     /// `x`, of their `y`, … (and back).
     fn transpose(rows: [Self; 4]) -> [Self; 4];
+    /// Twelve consecutive `f32` as loaded in three vectors, `x0 y0 z0 x1`,
+    /// `y1 z1 x2 y2`, `z2 x3 y3 z3`, regrouped by component: the vector of the four
+    /// `x`, of the four `y`, of the four `z` (three-component values stored back to
+    /// back become one vector per component without a gather).
+    #[inline(always)]
+    fn deinterleave3(v: [Self; 3]) -> [Self; 3] {
+        let [a, b, c] = v.map(|v| v.to_array().map(f32::to_bits));
+        let [[x0, y0, z0, x1], [y1, z1, x2, y2], [z2, x3, y3, z3]] = [a, b, c];
+        [Self::from_bits([x0, x1, x2, x3]), Self::from_bits([y0, y1, y2, y3]), Self::from_bits([z0, z1, z2, z3])]
+    }
     /// The lanes as a quaternion `x, y, z, w`.
     fn to_quat(self) -> Quat;
     /// Lanes `x, y, z` as a vector.
@@ -94,5 +104,35 @@ pub(crate) trait Lanes: Copy {
     fn to_vec3(self) -> Vec3 {
         let [x, y, z, _] = self.to_array();
         Vec3::new(x, y, z)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{scalar, Lanes, Native};
+
+    /// The data movements agree with the scalar backend lane for lane (the
+    /// arithmetic is checked on whole clips by the integration tests).
+    #[test]
+    fn native_shuffles_match_the_scalar_backend() {
+        let bits: [[u32; 4]; 4] = core::array::from_fn(|r| core::array::from_fn(|c| (r * 4 + c) as u32 + 0x3f80_0000));
+        let native = bits.map(Native::from_bits);
+        let reference = bits.map(scalar::F32x4::from_bits);
+        let same = |a: Native, b: scalar::F32x4| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits);
+        let [a, b, c, _] = native;
+        let [ra, rb, rc, _] = reference;
+        let got = Native::deinterleave3([a, b, c]);
+        let want = scalar::F32x4::deinterleave3([ra, rb, rc]);
+        assert!(got.iter().zip(&want).all(|(&g, &w)| same(g, w)));
+        // And the scalar one is the definition: component k of value i is float 3i + k.
+        for (k, v) in want.iter().enumerate() {
+            let lanes = v.to_array().map(f32::to_bits);
+            for (i, lane) in lanes.iter().enumerate() {
+                assert_eq!(*lane, bits.as_flattened()[3 * i + k]);
+            }
+        }
+        let got = Native::transpose(native);
+        let want = scalar::F32x4::transpose(reference);
+        assert!(got.iter().zip(&want).all(|(&g, &w)| same(g, w)));
     }
 }

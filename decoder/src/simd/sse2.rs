@@ -134,6 +134,22 @@ impl Lanes for F32x4 {
         }
     }
     #[inline(always)]
+    fn deinterleave3(v: [Self; 3]) -> [Self; 3] {
+        let [a, b, c] = v.map(|v| v.0);
+        // SAFETY: SSE2 baseline; register-only shuffles (lane selectors in the
+        // comments, `a0` = lane 0 of `a`).
+        unsafe {
+            let bc = _mm_shuffle_ps::<0b00_01_00_10>(b, c); // b2 b0 c1 c0
+            let x = _mm_shuffle_ps::<0b10_00_11_00>(a, bc); // a0 a3 b2 c1
+            let ab = _mm_shuffle_ps::<0b00_00_00_01>(a, b); // a1 a0 b0 b0
+            let bc = _mm_shuffle_ps::<0b00_10_00_11>(b, c); // b3 b0 c2 c0
+            let y = _mm_shuffle_ps::<0b10_00_10_00>(ab, bc); // a1 b0 b3 c2
+            let ab = _mm_shuffle_ps::<0b00_01_00_10>(a, b); // a2 a0 b1 b0
+            let z = _mm_shuffle_ps::<0b11_00_10_00>(ab, c); // a2 b1 c0 c3
+            [F32x4(x), F32x4(y), F32x4(z)]
+        }
+    }
+    #[inline(always)]
     fn to_quat(self) -> Quat {
         Quat::from_vec4(Vec4::from(self.0))
     }
