@@ -94,15 +94,25 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
     let min = floats::<V, C>(from(bytes, range));
     let extent = floats::<V, C>(from(bytes, range.wrapping_add(C << 2)));
     let ranged = clip.segment_count > 1;
-    let value = |key: &Key| {
+    // What a key's segment says of the sub-track: its bit rate, its samples' bit
+    // offset inside a key frame, its segment range.
+    let locate = |key: &Key| {
         let rate = bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0);
-        let bit = key.frame_bit.wrapping_add(frame_offset(clip, key, index as usize));
+        let offset = frame_offset(clip, key, index as usize);
         let segment_range = ranged.then(|| range_words::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
-        key_value::<V, C>(bytes, rate, bit, segment_range, min, extent)
+        (rate, offset, segment_range)
     };
     let [key0, key1] = keys;
-    let v0 = value(key0);
-    let v1 = if alpha == 0.0 { v0 } else { value(key1) };
+    let (rate, offset, segment_range) = locate(key0);
+    let v0 = key_value::<V, C>(bytes, rate, key0.frame_bit.wrapping_add(offset), segment_range, min, extent);
+    let v1 = if alpha == 0.0 {
+        v0
+    } else {
+        // Both keys in one segment (most poses) share all of it.
+        let (rate, offset, segment_range) =
+            if key1.rates == key0.rates { (rate, offset, segment_range) } else { locate(key1) };
+        key_value::<V, C>(bytes, rate, key1.frame_bit.wrapping_add(offset), segment_range, min, extent)
+    };
     if list.kind() == SubTrackKind::Rotation {
         t.rotation = rotation::<V, C>(v0, v1, alpha).to_quat();
     } else {

@@ -22,16 +22,25 @@ pub(crate) const SCALE: usize = TrackList::Scale as usize;
 /// `bone_count` long; a shorter slice is filled as far as it goes).
 #[inline(always)]
 pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
-    if clip.segment_count > 1 {
-        pose_with::<V, true>(clip, keys, alpha, out);
-    } else {
-        pose_with::<V, false>(clip, keys, alpha, out);
+    // Both keys in one segment (every pose of a single-segment clip, and most of
+    // the others): they share bit rates and segment ranges, read once.
+    let same = keys[0].rates == keys[1].rates;
+    match (clip.segment_count > 1, same) {
+        (true, true) => pose_with::<V, true, true>(clip, keys, alpha, out),
+        (true, false) => pose_with::<V, true, false>(clip, keys, alpha, out),
+        (false, _) => pose_with::<V, false, true>(clip, keys, alpha, out),
     }
 }
 
-/// [`pose`] for a clip with (`RANGED`) or without segment ranges.
+/// [`pose`] for a clip with (`RANGED`) or without segment ranges, with both keys in
+/// one segment (`SAME`) or not.
 #[inline(always)]
-fn pose_with<V: Lanes, const RANGED: bool>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
+fn pose_with<V: Lanes, const RANGED: bool, const SAME: bool>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    out: &mut [Transform],
+) {
     let out = match out.get_mut(..clip.bone_count as usize) {
         Some(out) => out,
         None => out,
@@ -46,10 +55,10 @@ fn pose_with<V: Lanes, const RANGED: bool>(clip: &Clip<'_>, keys: &[Key; 2], alp
     // Bit offsets of the next animated sub-track in each key frame: the sum of the
     // bit rates before it, carried from list to list.
     let mut bits = [keys[0].frame_bit, keys[1].frame_bit];
-    animated::<V, ROTATION3, 3, RANGED>(clip, keys, alpha, &mut bits, out);
-    animated::<V, ROTATION4, 4, RANGED>(clip, keys, alpha, &mut bits, out);
-    animated::<V, TRANSLATION, 3, RANGED>(clip, keys, alpha, &mut bits, out);
-    animated::<V, SCALE, 3, RANGED>(clip, keys, alpha, &mut bits, out);
+    animated::<V, ROTATION3, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+    animated::<V, ROTATION4, 4, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+    animated::<V, TRANSLATION, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+    animated::<V, SCALE, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
 }
 
 /// The `len` bytes at `at`: always there in a validated clip (an empty slice
@@ -111,10 +120,11 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
 }
 
 /// The animated sub-tracks of list `L` (`C` components each) of a clip with
-/// (`RANGED`) or without segment ranges; `bits` is where the list's samples start in
-/// each key frame, and where the next list's start on return.
+/// (`RANGED`) or without segment ranges, the keys in one segment (`SAME`: key 1's
+/// bit rates and segment ranges are key 0's) or not; `bits` is where the list's
+/// samples start in each key frame, and where the next list's start on return.
 #[inline(always)]
-fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool>(
+fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
     clip: &Clip<'_>,
     keys: &[Key; 2],
     alpha: f32,
@@ -148,8 +158,14 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool>(
         let (min, extent) = (floats::<V, C>(min), floats::<V, C>(extent));
         let segment =
             |bytes: &[u8]| RANGED.then(|| range_words::<C>(bytes.get(k.wrapping_mul(C << 1)..).unwrap_or(&[])));
-        let v0 = key_value::<V, C>(bytes, rate0, bit0, segment(segment0), min, extent);
-        let v1 = if alpha == 0.0 { v0 } else { key_value::<V, C>(bytes, rate1, bit1, segment(segment1), min, extent) };
+        let range0 = segment(segment0);
+        let v0 = key_value::<V, C>(bytes, rate0, bit0, range0, min, extent);
+        let rate1 = if SAME { rate0 } else { rate1 };
+        let v1 = if alpha == 0.0 {
+            v0
+        } else {
+            key_value::<V, C>(bytes, rate1, bit1, if SAME { range0 } else { segment(segment1) }, min, extent)
+        };
         if list.kind() == SubTrackKind::Rotation {
             if batch.push(bone, v0, v1) {
                 flush::<V, C>(&mut batch, alpha, out);
