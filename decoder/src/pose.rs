@@ -76,13 +76,12 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
     // Bounded by the validated constants section: nothing wraps.
     let at = clip.constants_offset.wrapping_add((clip.constant_components_before(list) as usize) << 2);
     let len = (clip.count(false, list) as usize).wrapping_mul(C << 2);
-    let values = span(clip.bytes, at, len).chunks_exact(C << 2);
-    let bones = clip.lists.bones(bitset_index(false, list));
+    let stored = span(clip.bytes, at, len);
+    let mut bones = clip.lists.bones(bitset_index(false, list));
     if list.kind() == SubTrackKind::Rotation {
-        let mut bones = bones;
         // Four values stored back to back load as one vector per component: no
         // gather, no transpose on the way in.
-        let mut groups = span(clip.bytes, at, len).chunks_exact(C << 4);
+        let mut groups = stored.chunks_exact(C << 4);
         for group in &mut groups {
             let load = |i: usize| floats::<V, 4>(group.get(i << 4..).unwrap_or(&[]));
             let k = if C == 4 {
@@ -91,30 +90,36 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
                 let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
                 [x, y, z, V::splat(0.0)]
             };
-            let finished = V::transpose(finish_rotations(C == 3, k, k, 0.0));
-            for q in finished {
-                if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
-                    t.rotation = q.to_quat();
-                }
-            }
+            constant_rotations::<V, C>(k, &mut bones, out);
         }
         // The last one to three, one value per vector, transposed (unused lanes zero).
         let rest = groups.remainder();
         if !rest.is_empty() {
             let load = |i: usize| floats::<V, C>(rest.get(i.wrapping_mul(C << 2)..).unwrap_or(&[]));
-            let k = V::transpose([load(0), load(1), load(2), V::splat(0.0)]);
-            let finished = V::transpose(finish_rotations(C == 3, k, k, 0.0));
-            for (bone, q) in bones.zip(finished) {
-                if let Some(t) = out.get_mut(bone) {
-                    t.rotation = q.to_quat();
-                }
-            }
+            constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
         }
     } else {
-        for (bone, value) in bones.zip(values) {
+        for (bone, value) in bones.zip(stored.chunks_exact(C << 2)) {
             if let Some(t) = out.get_mut(bone) {
                 write::<V, L>(floats::<V, C>(value), t);
             }
+        }
+    }
+}
+
+/// Finishes up to four constant rotations given one vector per component (`C` = 3:
+/// `w` rebuilt) and stores them in the next bones of `bones`, one per rotation
+/// (fewer when `bones` ends first: the lanes past the last value are unused).
+#[inline(always)]
+fn constant_rotations<V: Lanes, const C: usize>(
+    k: [V; 4],
+    bones: &mut impl Iterator<Item = usize>,
+    out: &mut [Transform],
+) {
+    let finished = V::transpose(finish_rotations(C == 3, k, k, 0.0));
+    for q in finished {
+        if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+            t.rotation = q.to_quat();
         }
     }
 }

@@ -233,7 +233,7 @@ impl<'a> Reader<'a> {
             Some(b'{') => Ok(ValueKind::Object),
             Some(b'[') => Ok(ValueKind::Array),
             Some(b'"') => Ok(ValueKind::String),
-            Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => Ok(ValueKind::Number),
+            Some(c) if starts_number(c) => Ok(ValueKind::Number),
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => Ok(ValueKind::Word),
             Some(c) => Err(self.error(format!("unexpected character '{}'", self.char_at_point(c)))),
             None => Err(self.error("expected a value, found the end of the file")),
@@ -346,14 +346,7 @@ impl<'a> Reader<'a> {
             ValueKind::String => {
                 self.string()?;
             }
-            ValueKind::Number => {
-                // Checked, not converted: the first pass over a clip skips millions.
-                let start = self.position();
-                let token = self.number_token();
-                if !is_number(token) {
-                    return Err(self.error_at(start, format!("malformed number '{}'", crate::message::name(token))));
-                }
-            }
+            ValueKind::Number => self.skip_number()?,
             ValueKind::Word => {
                 self.word();
             }
@@ -368,15 +361,21 @@ impl<'a> Reader<'a> {
             self.skip_trivia()?;
             match self.peek() {
                 Some(b',') => self.offset += 1,
-                Some(c) if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => {
-                    let start = self.position();
-                    let token = self.number_token();
-                    if !is_number(token) {
-                        return Err(self.error_at(start, format!("malformed number '{}'", crate::message::name(token))));
-                    }
-                }
+                Some(c) if starts_number(c) => self.skip_number()?,
                 _ => return Ok(()),
             }
+        }
+    }
+
+    /// Skips the number token at the reader, checked, not converted (the first pass
+    /// over a clip skips millions).
+    fn skip_number(&mut self) -> Result<(), SyntaxError> {
+        let start = self.position();
+        let token = self.number_token();
+        if is_number(token) {
+            Ok(())
+        } else {
+            Err(self.error_at(start, format!("malformed number '{}'", crate::message::name(token))))
         }
     }
 
@@ -410,7 +409,7 @@ impl<'a> Reader<'a> {
                     self.offset += 1;
                     return (found == N).then_some(out);
                 }
-                c if c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit() => {
+                c if starts_number(c) => {
                     *out.get_mut(found)? = self.number_token().parse::<f64>().ok()?;
                     found += 1;
                 }
@@ -441,7 +440,7 @@ impl<'a> Reader<'a> {
                 i += 1;
             }
         } else {
-            while text.get(i).is_some_and(|&c| NUMBER_CHARS[usize::from(c)]) {
+            while text.get(i).is_some_and(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
                 i += 1;
             }
         }
@@ -507,18 +506,10 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The characters a decimal number token is made of (one table load per character
-/// in the loops that read millions of them).
-const NUMBER_CHARS: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut c = 0;
-    while c < 256 {
-        let b = c as u8;
-        t[c] = b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
-        c += 1;
-    }
-    t
-};
+/// Whether a value starting with `c` is a number.
+fn starts_number(c: u8) -> bool {
+    c == b'-' || c == b'+' || c == b'.' || c.is_ascii_digit()
+}
 
 /// Whether `token` (from [`Reader::number_token`]) reads as a number: what
 /// [`Reader::number`] accepts, checked without converting.
