@@ -58,13 +58,19 @@ pub fn bytes(count: u64) -> String {
 /// Bytes of the raw clip per transform sample: a quaternion and two vectors in `f64`.
 const RAW: u64 = (size_of::<[f64; 4]>() + 2 * size_of::<[f64; 3]>()) as u64;
 /// Bytes of the reference per transform sample: local values, their affine form,
-/// object-space transforms.
+/// object-space transforms, the reach of the descendants.
 const REFERENCE: u64 = crate::compress::reference::BYTES_PER_TRANSFORM_SAMPLE;
-const _: () = assert!(RAW == 80 && REFERENCE == 240, "update the figures in the docs and README");
+/// Bytes of the search per bone and segment sample: the same transforms as the
+/// reference, without the reach.
+const SEARCH_BYTES_PER_SAMPLE: u64 = crate::compress::bit_rates::BYTES_PER_SEGMENT_SAMPLE;
+const _: () = assert!(
+    RAW == 80 && REFERENCE == 248 && SEARCH_BYTES_PER_SAMPLE == 240,
+    "update the figures in the docs and README"
+);
 
 /// Bytes the compressor holds per transform sample (one bone at one sample), at
-/// most: the raw clip in `f64` (80), the reference (240: local values, their affine
-/// form, object-space transforms), the segments' quantised values and tables (56:
+/// most: the raw clip in `f64` (80), the reference (248: local values, their affine
+/// form, object-space transforms, reach), the segments' quantised values and tables (56:
 /// up to three sub-tracks of 16 bytes, plus per-segment entries), the error of every
 /// sample for the percentile (4), and the output and its aligned copy (80, when every
 /// value is stored raw). Measured peaks are below it; see `tests/tests/memory.rs`.
@@ -93,7 +99,8 @@ pub fn compress_estimate(bones: u64, samples: u64, text_bytes: u64, threads: u64
     let n = bones.saturating_mul(samples);
     let reading = text_bytes.saturating_add(n.saturating_mul(READ_BYTES_PER_TRANSFORM_SAMPLE));
     let segment = samples.min(crate::compress::sub_track::MAX_SEGMENT_SAMPLES as u64);
-    let search = threads.max(1).saturating_mul(bones).saturating_mul(segment * REFERENCE + SEARCH_BYTES_PER_BONE);
+    let search =
+        threads.max(1).saturating_mul(bones).saturating_mul(segment * SEARCH_BYTES_PER_SAMPLE + SEARCH_BYTES_PER_BONE);
     let compressing = n.saturating_mul(COMPRESS_BYTES_PER_TRANSFORM_SAMPLE).saturating_add(search);
     reading.max(compressing).saturating_add(bones.saturating_mul(BYTES_PER_BONE)).saturating_add(BASE_BYTES)
 }

@@ -14,6 +14,10 @@ use super::reference::{Lane4, LocalValues, Reference};
 use super::sub_track::{default_value, SegmentCode, SubTrack, LADDER};
 use crate::error_metric::Affine;
 
+/// Bytes the search holds per bone and segment sample: local values, their affine
+/// form and the object-space transform.
+pub const BYTES_PER_SEGMENT_SAMPLE: u64 = (size_of::<LocalValues>() + 2 * size_of::<Affine>()) as u64;
+
 /// The result of one segment's search.
 pub struct SegmentResult {
     /// Code of each sub-track (storage order); `Some` for animated ones.

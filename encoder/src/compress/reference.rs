@@ -3,9 +3,10 @@
 //! optimiser needs.
 //!
 //! This is most of the compressor's memory, so it keeps per transform sample only
-//! what is costly to recompute: the local values (48 bytes), their affine form (96)
-//! and the object-space transform (96). Virtual vertices are rebuilt from the
-//! object-space transform when needed (nine multiply-adds).
+//! what is costly to recompute: the local values (48 bytes), their affine form (96),
+//! the object-space transform (96) and the reach of the bone's descendants (8).
+//! Virtual vertices are rebuilt from the object-space transform when needed (nine
+//! multiply-adds).
 
 use super::hierarchy::Hierarchy;
 use crate::error_metric::{vertex_error, Affine};
@@ -34,7 +35,7 @@ impl LocalValues {
 
 /// Bytes the reference keeps per transform sample (bone × sample).
 pub const BYTES_PER_TRANSFORM_SAMPLE: u64 =
-    (size_of::<LocalValues>() + size_of::<Affine>() + size_of::<Affine>()) as u64;
+    (size_of::<LocalValues>() + size_of::<Affine>() + size_of::<Affine>() + size_of::<f64>()) as u64;
 
 /// Everything about the raw clip that error measurement needs.
 pub struct Reference {
@@ -52,6 +53,10 @@ pub struct Reference {
     pub local_affine: Vec<Affine>,
     /// Object-space transforms, same indexing.
     pub object: Vec<Affine>,
+    /// How far from a bone's origin its own and its descendants' virtual vertices
+    /// can be, in the space its object transform maps from: an upper bound, same
+    /// indexing (see [`reach`]).
+    pub reach: Vec<f64>,
 }
 
 impl Reference {
@@ -61,7 +66,7 @@ impl Reference {
         let bone_count = clip.bones.len();
         let sample_count = clip.sample_count;
         let parents: Vec<Option<usize>> = clip.bones.iter().map(|b| b.parent).collect();
-        let shells = clip.bones.iter().map(|b| b.shell_distance).collect();
+        let shells: Vec<f64> = clip.bones.iter().map(|b| b.shell_distance).collect();
         let n = bone_count * sample_count;
         let mut local = memory::with_capacity(n, "the reference clip")?;
         for s in 0..sample_count {
@@ -90,8 +95,14 @@ impl Reference {
                 object.push(o);
             }
         }
+        let mut reach = memory::filled(n, 0.0f64, "the reference clip")?;
+        if bone_count > 0 {
+            for (lengths, affine) in reach.chunks_exact_mut(bone_count).zip(local_affine.chunks_exact(bone_count)) {
+                reach_of_sample(&parents, &shells, affine, lengths);
+            }
+        }
         let hierarchy = Hierarchy::new(&parents);
-        Ok(Reference { bone_count, sample_count, shells, hierarchy, local, local_affine, object })
+        Ok(Reference { bone_count, sample_count, shells, hierarchy, local, local_affine, object, reach })
     }
 
     /// Index of `(sample, bone)` in the per-sample arrays.
@@ -123,9 +134,13 @@ impl Reference {
     /// `value(sample)` and everything else is exact.
     ///
     /// Only comparisons with `limit` matter to the callers: the walk stops as soon as
-    /// the error exceeds it (the result is then some value above `limit`). A sample
-    /// whose value is exactly the reference's moves nothing and is skipped: the
-    /// default and constant sub-tracks of deep hierarchies cost no subtree walk.
+    /// the error exceeds it (the result is then some value above `limit`), and a
+    /// result within `limit` may be an upper bound of the error rather than the
+    /// error itself. A sample whose value is exactly the reference's moves nothing
+    /// and is skipped: the default and constant sub-tracks of deep hierarchies cost
+    /// no subtree walk. A sample whose change moves no vertex of the subtree by more
+    /// than `limit` ([`change_bound`]) is not walked either: near the answer of a
+    /// bit-rate search, most samples are.
     pub fn standalone_error(
         &self,
         bone: usize,
@@ -150,6 +165,13 @@ impl Reference {
                 Some(p) => self.object[self.at(s, p)].then(&l),
                 None => l,
             };
+            // Every vertex of the subtree moves by at most this much: when that is
+            // within the limit, the walk below cannot find anything above it.
+            let bound = change_bound(&self.object[self.at(s, bone)], &o, self.reach[self.at(s, bone)]);
+            if bound <= limit {
+                worst = worst.max(bound);
+                continue;
+            }
             scratch[bone] = o;
             worst = worst.max(self.error(s, bone, &o));
             if worst > limit {
@@ -166,5 +188,141 @@ impl Reference {
             }
         }
         worst
+    }
+}
+
+/// Fills `reach[b]` for every bone of one sample: an upper bound of the distance
+/// from `b`'s origin to its own virtual vertices and to every descendant's, measured
+/// in the space `b`'s object transform maps from (so that a change `ΔM, Δt` of that
+/// transform moves each of them by at most `‖ΔM‖·reach + |Δt|`).
+///
+/// Children are visited before their parents (`parents[b] < b`): a child `c` at
+/// local transform `L_c = (M_c, t_c)` contributes `‖M_c‖·reach[c] + |t_c|`, where
+/// `reach[c]` already covers `c`'s vertices (its shell distance) and its subtree, and
+/// `‖M_c‖` is the largest scale magnitude (the spectral norm of a rotation times a
+/// scale). The bound follows the chain's lengths, so a bent limb is over-estimated:
+/// it only makes the shortcut in [`Reference::standalone_error`] rarer, never wrong.
+fn reach_of_sample(parents: &[Option<usize>], shells: &[f64], local: &[Affine], reach: &mut [f64]) {
+    for (r, &shell) in reach.iter_mut().zip(shells) {
+        *r = shell.abs();
+    }
+    for b in (0..parents.len()).rev() {
+        let Some(p) = parents[b] else { continue };
+        let l = &local[b];
+        // The largest column length, NaN kept (`f64::max` would drop it).
+        let norm = l.m.iter().map(|c| length(*c)).fold(0.0f64, |n, x| if n.is_nan() || x <= n { n } else { x });
+        let contribution = norm * reach[b] + length(l.t);
+        // NaN (or infinite) reach disables the shortcut rather than hiding an error.
+        reach[p] = if contribution.is_nan() { f64::INFINITY } else { reach[p].max(contribution) };
+    }
+}
+
+/// An upper bound of how far any vertex within `reach` of a bone's origin moves when
+/// its object transform changes from `reference` to `lossy`: `‖ΔM‖_F·reach + |Δt|`
+/// (the Frobenius norm bounds the spectral one), with a relative margin of `1e-9` so
+/// that floating-point rounding cannot make it smaller than the error
+/// [`Reference::error`] computes. NaN anywhere gives infinity.
+#[inline]
+pub fn change_bound(reference: &Affine, lossy: &Affine, reach: f64) -> f64 {
+    let mut frobenius2 = 0.0f64;
+    for (a, b) in reference.m.iter().zip(&lossy.m) {
+        for (x, y) in a.iter().zip(b) {
+            frobenius2 += (x - y) * (x - y);
+        }
+    }
+    let dt = [lossy.t[0] - reference.t[0], lossy.t[1] - reference.t[1], lossy.t[2] - reference.t[2]];
+    let bound = (frobenius2.sqrt() * reach + length(dt)) * (1.0 + 1e-9);
+    if bound.is_nan() {
+        f64::INFINITY
+    } else {
+        bound
+    }
+}
+
+#[inline]
+fn length(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator: the test needs varied numbers, not quality.
+    struct Numbers(u64);
+    impl Numbers {
+        fn next(&mut self) -> f64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        }
+        fn affine(&mut self, scale: f64) -> Affine {
+            let q = [self.next(), self.next(), self.next(), self.next()];
+            let t = [self.next() * 30.0, self.next() * 30.0, self.next() * 30.0];
+            let s = [scale * (1.0 + self.next() * 0.5), scale * (1.0 + self.next() * 0.5), scale * self.next()];
+            Affine::from_parts(q, t, s)
+        }
+    }
+
+    #[test]
+    fn no_descendant_vertex_moves_further_than_the_change_bound() {
+        // Two branches under a root, with rotations, non-uniform (and negative)
+        // scales and long translations; the root's transform is then disturbed by
+        // changes from tiny to large, and every vertex of every bone below is moved.
+        let parents = [None, Some(0), Some(1), Some(2), Some(1), Some(4), Some(0)];
+        let shells = [3.0, 2.0, 5.0, 1.0, 0.5, 4.0, 3.0];
+        let mut numbers = Numbers(7);
+        let mut tightest = f64::INFINITY;
+        for round in 0..200 {
+            let scale = if round % 2 == 0 { 1.0 } else { 1.5 };
+            let local: Vec<Affine> = (0..parents.len()).map(|_| numbers.affine(scale)).collect();
+            let mut object = Vec::new();
+            crate::error_metric::to_object_space(&local, &parents, &mut object);
+            let mut reach = vec![0.0; parents.len()];
+            reach_of_sample(&parents, &shells, &local, &mut reach);
+            for bone in [0, 1, 4] {
+                let size = 10f64.powi(round % 5 - 4);
+                let mut changed = local[bone];
+                for c in &mut changed.m {
+                    for v in c {
+                        *v += numbers.next() * size;
+                    }
+                }
+                changed.t[0] += numbers.next() * size;
+                let lossy_bone = match parents[bone] {
+                    Some(p) => object[p].then(&changed),
+                    None => changed,
+                };
+                let bound = change_bound(&object[bone], &lossy_bone, reach[bone]);
+                let mut lossy = object.clone();
+                lossy[bone] = lossy_bone;
+                for d in bone + 1..parents.len() {
+                    if let Some(p) = parents[d] {
+                        if p >= bone && (p == bone || lossy[p] != object[p]) {
+                            lossy[d] = lossy[p].then(&local[d]);
+                        }
+                    }
+                }
+                let moved = (bone..parents.len())
+                    .map(|d| vertex_error(&object[d].vertices(shells[d]), &lossy[d].vertices(shells[d])))
+                    .fold(0.0f64, f64::max);
+                assert!(moved > 0.0 && moved <= bound, "round {round} bone {bone}: moved {moved}, bound {bound}");
+                tightest = tightest.min(bound / moved);
+            }
+        }
+        // A bound so loose that it never helps would pass the check above: it must be
+        // within a small factor of the real displacement somewhere.
+        assert!(tightest < 3.0, "the bound is never close: {tightest}");
+    }
+
+    #[test]
+    fn a_non_finite_change_has_no_bound() {
+        let mut lossy = Affine::IDENTITY;
+        lossy.t[1] = f64::NAN;
+        assert_eq!(change_bound(&Affine::IDENTITY, &lossy, 1.0), f64::INFINITY);
+        let mut reach = [0.0; 2];
+        let mut local = [Affine::IDENTITY; 2];
+        local[1].m[0][0] = f64::NAN;
+        reach_of_sample(&[None, Some(0)], &[1.0, 1.0], &local, &mut reach);
+        assert_eq!(reach[0], f64::INFINITY);
     }
 }
