@@ -11,7 +11,7 @@ mod write;
 
 use std::fmt;
 
-pub use read::{read_clip, read_clip_checked, Declared};
+pub use read::{read_clip, read_clip_checked, read_clip_unskimmed, Declared};
 pub use write::{write_clip, TextWriter};
 
 /// Why a text clip could not be read.

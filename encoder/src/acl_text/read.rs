@@ -10,6 +10,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use rayon::prelude::*;
+
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
 
 use super::keys::{self, Section};
@@ -42,7 +44,39 @@ pub fn read_clip_checked(
     default_name: &str,
     check: impl FnOnce(Declared) -> Result<(), String>,
 ) -> Result<RawClip, ImportError> {
-    let mut r = ClipReader { r: Reader::new(text) };
+    read_clip_with(text, default_name, check, true)
+}
+
+/// [`read_clip`] with the first pass checking every value, the samples too, and the
+/// second reading the tracks one after another: the plain reading that the fast one
+/// must match exactly (outcome and messages), for differential tests and fuzzing.
+#[doc(hidden)]
+pub fn read_clip_unskimmed(text: &str, default_name: &str) -> Result<RawClip, ImportError> {
+    read_clip_with(text, default_name, |_| Ok(()), false)
+}
+
+/// Reads a clip; `skim` lets the first pass skip the samples unchecked and the
+/// second read them on every core (the outcome is the same either way: a test
+/// compares them).
+fn read_clip_with(
+    text: &str,
+    default_name: &str,
+    check: impl FnOnce(Declared) -> Result<(), String>,
+    skim: bool,
+) -> Result<RawClip, ImportError> {
+    let mut r = ClipReader { r: Reader::new(text), skim, unchecked: None, track_objects: Vec::new() };
+    // The first syntax error in the document is the one reported, before any other
+    // problem, although the first pass leaves the samples unchecked (see `scan`).
+    read_sections(&mut r, text, default_name, check).map_err(|e| r.syntax_first(e))
+}
+
+/// Both passes; every error goes through [`ClipReader::syntax_first`].
+fn read_sections(
+    r: &mut ClipReader,
+    text: &str,
+    default_name: &str,
+    check: impl FnOnce(Declared) -> Result<(), String>,
+) -> Result<RawClip, ImportError> {
     let sections = r.scan(text)?;
 
     let version =
@@ -112,6 +146,13 @@ struct Header {
 
 struct ClipReader<'a> {
     r: Reader<'a>,
+    /// Whether the first pass skims the `tracks` section (see `scan`).
+    skim: bool,
+    /// Where the `tracks` section starts when the first pass skipped it unchecked.
+    unchecked: Option<Position>,
+    /// Where each track object starts, noted by the first pass (empty when it was
+    /// not, or when there are more objects than a clip can have bones).
+    track_objects: Vec<Position>,
 }
 
 /// A bone as read, before its parent's name is resolved.
@@ -124,6 +165,19 @@ struct BoneEntry {
 }
 
 impl<'a> ClipReader<'a> {
+    /// The error to report instead of `error`: the first syntax error of the
+    /// `tracks` section if the first pass skipped it unchecked and it has one (it
+    /// comes before any error found later, as if the first pass had checked it).
+    fn syntax_first(&mut self, error: ImportError) -> ImportError {
+        if let Some(at) = self.unchecked.take() {
+            self.r.seek(at);
+            if let Err(syntax) = self.r.skip_value() {
+                return syntax.into();
+            }
+        }
+        error
+    }
+
     fn fail(&self, at: Position, message: impl Into<String>) -> ImportError {
         self.r.error_at(at, message).into()
     }
@@ -131,6 +185,11 @@ impl<'a> ClipReader<'a> {
     /// First pass: the syntax of the whole document, and where its sections are. A
     /// document without `version` is not an ACL clip at all, which says more than an
     /// unknown key would, so that is checked before unknown keys are reported.
+    ///
+    /// The `tracks` section, most of the text, is skipped by its brackets alone
+    /// ([`Reader::skip_unchecked`]), noting where each track starts: the second pass
+    /// reads every value in it with checking readers, and any error reported before
+    /// that first checks its syntax ([`ClipReader::syntax_first`]).
     fn scan(&mut self, text: &str) -> Result<Sections, ImportError> {
         let mut sections = Sections { at: [None; keys::TOP.keys.len()] };
         let mut unknown: Option<Key> = None;
@@ -144,7 +203,15 @@ impl<'a> ClipReader<'a> {
                         return Err(self.fail(key.position, format!("duplicate key '{}'", key.name)));
                     }
                     self.r.skip_trivia()?;
-                    sections.at[i] = Some(self.r.position());
+                    let at = self.r.position();
+                    sections.at[i] = Some(at);
+                    if self.skim
+                        && keys::TOP.keys[i] == "tracks"
+                        && self.r.skip_unchecked(&mut self.track_objects, MAX_TRACKS)
+                    {
+                        self.unchecked = Some(at);
+                        continue;
+                    }
                 }
                 None => {
                     unknown.get_or_insert(key);
@@ -400,14 +467,29 @@ impl<'a> ClipReader<'a> {
 
     fn tracks(&mut self, bones: &[Bone], sample_count: usize) -> Result<Vec<BoneTrack>, ImportError> {
         let index_of: HashMap<&str, usize> = bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)).collect();
+        let mut noted = self.read_noted_tracks(&index_of, sample_count);
         let mut tracks: Vec<Option<BoneTrack>> = vec![None; bones.len()];
         self.expect(ValueKind::Array, "'tracks'")?;
         self.r.begin_array()?;
+        // The tracks in document order, each checked as if read here: those read
+        // ahead are taken as they were read, any other is read now.
+        let mut next_noted = 0;
         while self.r.next_item()? {
             let start = self.r.position();
-            let (name, name_at) = self.track_name()?;
+            let ahead = match self.track_objects.get(next_noted) {
+                Some(at) if at.offset() == start.offset() => {
+                    next_noted += 1;
+                    noted.get_mut(next_noted - 1).and_then(Option::take)
+                }
+                _ => None,
+            };
+            let (name, name_at) = match &ahead {
+                Some(read) => read.name.clone()?,
+                None => self.track_name()?,
+            };
             let Some(&bone) = index_of.get(name.as_str()) else {
-                let hint = keys::nearest(&name, index_of.keys().copied())
+                // In bone order, so that a tie names the same bone every time.
+                let hint = keys::nearest(&name, bones.iter().map(|b| b.name.as_str()))
                     .map(|n| format!(" (did you mean '{}'?)", shown(n)))
                     .unwrap_or_default();
                 return Err(self.fail(name_at, format!("track '{}' names no bone{hint}", shown(&name))));
@@ -415,28 +497,17 @@ impl<'a> ClipReader<'a> {
             if tracks[bone].is_some() {
                 return Err(self.fail(name_at, format!("bone '{}' has two tracks", shown(&name))));
             }
-            self.r.seek(start);
-            let mut track = BoneTrack::default();
-            let mut given = [false; 3];
-            self.object(&keys::TRACK, "a track", |r, key, at| {
-                match keys::TRACK.keys[key] {
-                    "rotations" => {
-                        track.rotations = r.samples(&name, "rotations", sample_count, at)?;
-                        given[0] = true;
-                    }
-                    "translations" => {
-                        track.translations = r.samples(&name, "translations", sample_count, at)?;
-                        given[1] = true;
-                    }
-                    "scales" => {
-                        track.scales = r.samples(&name, "scales", sample_count, at)?;
-                        given[2] = true;
-                    }
-                    _ => r.r.skip_value()?,
+            let track = match ahead.and_then(|read| read.track) {
+                Some(read) => {
+                    let (track, end) = read?;
+                    self.r.seek(end);
+                    track
                 }
-                Ok(())
-            })?;
-            fill_missing(&mut track, given, sample_count).map_err(|e| ImportError::whole(e.to_string()))?;
+                None => {
+                    self.r.seek(start);
+                    self.track(&name, sample_count)?
+                }
+            };
             tracks[bone] = Some(track);
         }
         let mut out =
@@ -453,6 +524,73 @@ impl<'a> ClipReader<'a> {
             out.push(track);
         }
         Ok(out)
+    }
+
+    /// Reads ahead, on every core, the tracks whose starts the first pass noted: their
+    /// names in order (cheap: ACL writes the name first), then the samples of the
+    /// first track of each bone, in parallel. Each result is what reading that track
+    /// in order would give; [`ClipReader::tracks`] reports them in document order, so
+    /// the outcome and its messages are the same as reading one track after another.
+    /// A track of an unknown bone or a bone's second track is not read (its error
+    /// comes first), so the memory is at most the clip's.
+    fn read_noted_tracks(&self, index_of: &HashMap<&str, usize>, sample_count: usize) -> Vec<Option<NotedTrack>> {
+        if self.track_objects.len() < 2 {
+            return Vec::new();
+        }
+        let reader_at = |at: Position| {
+            let mut r = ClipReader { r: self.r.clone(), skim: false, unchecked: None, track_objects: Vec::new() };
+            r.r.seek(at);
+            r
+        };
+        let names: Vec<Result<(String, Position), ImportError>> =
+            self.track_objects.iter().map(|&at| reader_at(at).track_name()).collect();
+        let mut taken = vec![false; index_of.len()];
+        let first_of_bone: Vec<Option<&str>> = names
+            .iter()
+            .map(|name| {
+                let name = name.as_ref().ok()?.0.as_str();
+                let bone = *index_of.get(name)?;
+                (!std::mem::replace(&mut taken[bone], true)).then_some(name)
+            })
+            .collect();
+        let tracks: Vec<Option<Result<(BoneTrack, Position), ImportError>>> = self
+            .track_objects
+            .par_iter()
+            .zip(&first_of_bone)
+            .map(|(&at, name)| {
+                name.map(|name| {
+                    let mut r = reader_at(at);
+                    r.track(name, sample_count).map(|track| (track, r.r.position()))
+                })
+            })
+            .collect();
+        names.into_iter().zip(tracks).map(|(name, track)| Some(NotedTrack { name, track })).collect()
+    }
+
+    /// The track object at the reader, whose `name` is already known.
+    fn track(&mut self, name: &str, sample_count: usize) -> Result<BoneTrack, ImportError> {
+        let mut track = BoneTrack::default();
+        let mut given = [false; 3];
+        self.object(&keys::TRACK, "a track", |r, key, at| {
+            match keys::TRACK.keys[key] {
+                "rotations" => {
+                    track.rotations = r.samples(name, "rotations", sample_count, at)?;
+                    given[0] = true;
+                }
+                "translations" => {
+                    track.translations = r.samples(name, "translations", sample_count, at)?;
+                    given[1] = true;
+                }
+                "scales" => {
+                    track.scales = r.samples(name, "scales", sample_count, at)?;
+                    given[2] = true;
+                }
+                _ => r.r.skip_value()?,
+            }
+            Ok(())
+        })?;
+        fill_missing(&mut track, given, sample_count).map_err(|e| ImportError::whole(e.to_string()))?;
+        Ok(track)
     }
 
     /// The `name` of the track object at the reader, found without reading its
@@ -513,6 +651,17 @@ impl<'a> ClipReader<'a> {
     }
 }
 
+/// A track read ahead by [`ClipReader::read_noted_tracks`]: its name, and unless
+/// it was not read, its samples and where it ends.
+struct NotedTrack {
+    name: Result<(String, Position), ImportError>,
+    track: Option<Result<(BoneTrack, Position), ImportError>>,
+}
+
+/// Most track objects noted by the first pass: a clip has at most one per bone, so
+/// a list longer than that is read one track after another, up to the error.
+const MAX_TRACKS: usize = MAX_BONES as usize;
+
 /// How messages name one sample: "bone 'arm': rotations sample 12".
 #[derive(Clone, Copy)]
 struct SampleLabel<'b> {
@@ -547,6 +696,37 @@ mod tests {
 
     const HEAD: &str = "version = 5\nclip = { name = \"c\" num_samples = 2 sample_rate = 30 }\n\
                         bones = [ { name = \"a\" parent = \"\" vertex_distance = 3 } ]\n";
+
+    #[test]
+    fn skimming_the_samples_changes_no_outcome_and_no_message() {
+        // A small clip with comments, strings with escapes, several tracks (read
+        // ahead in parallel when skimmed), a section after the tracks; every byte
+        // replaced or followed by characters that matter to the syntax. Skimmed or
+        // checked first, the result must be the same clip or the same error.
+        let text = "version = 5\nclip = { name = \"c\" num_samples = 2 sample_rate = 30 }\n\
+            bones = [ { name = \"a\" parent = \"\" vertex_distance = 3 }\n\
+            { name = \"b\\\"q\" parent = \"a\" vertex_distance = 3 } { name = \"c\" parent = \"a\" } ]\n\
+            tracks = [\n { name = \"a\" rotations = [ [ 0, 0, 0, 1 ] /* x */ [ 0, 0, 1e-3, 1 ] ] }\n\
+            { name = \"b\\\"q\" translations = [ [ 1, 2, 3 ] [ 4, 5, 6 ] ] // y\n }\n\
+            { scales = [ [ 1, 1, 1 ], [ 2, 2, 2 ] ] name = \"c\" }\n]\nsettings = { }\n";
+        let read = |t: &str, skim: bool| if skim { read_clip(t, "x") } else { read_clip_unskimmed(t, "x") };
+        assert!(read(text, true).is_ok(), "{:?}", read(text, true));
+        let mut compared = 0;
+        for at in 0..=text.len() {
+            for insert in ["", "[", "]", "{", "}", "\"", "/", "*", "\n", "x", "1", ".", "e", ",", "/*", "//", "\\"] {
+                for replace in [false, true] {
+                    if !text.is_char_boundary(at) || (replace && at == text.len()) {
+                        continue;
+                    }
+                    let end = if replace { at + 1 } else { at };
+                    let mutated = format!("{}{insert}{}", &text[..at], &text[end..]);
+                    assert_eq!(read(&mutated, true), read(&mutated, false), "{mutated}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
 
     #[test]
     fn a_track_may_name_its_bone_after_its_samples() {
