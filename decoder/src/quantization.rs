@@ -44,6 +44,31 @@ pub fn decode_component(
     }
 }
 
+/// [`decode_component`] for the components of one sub-track at once, one per lane:
+/// the same bits as one call per component, in about the time of one.
+#[inline(always)]
+pub fn decode_components(
+    bits: u8,
+    stored: [u32; 4],
+    segment_bytes: Option<[(u8, u8); 4]>,
+    clip_min: [f32; 4],
+    clip_extent: [f32; 4],
+) -> [f32; 4] {
+    if bits == crate::format::RAW_BITS {
+        return stored.map(f32::from_bits);
+    }
+    let segment = segment_bytes
+        .map(|b| (F32x4::from_u32(b.map(|(lo, _)| u32::from(lo))), F32x4::from_u32(b.map(|(_, hi)| u32::from(hi)))));
+    let (min, extent) = (F32x4::from_bits(clip_min.map(f32::to_bits)), F32x4::from_bits(clip_extent.map(f32::to_bits)));
+    let v = if bits == 0 {
+        flat(segment, min, extent)
+    } else {
+        let max = MAXIMA.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
+        dequantize(F32x4::from_u32(stored), F32x4::splat(max), segment, min, extent)
+    };
+    v.to_array()
+}
+
 /// A rotation's `[x, y, z, w]` from its stored components: with three, `w` is rebuilt
 /// (`sqrt(1 − ((x·x + y·y) + z·z))` where positive, else 0).
 #[inline]
@@ -59,6 +84,25 @@ pub fn rotation_from_components(c: [f32; 4], components: u32) -> [f32; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn components_decode_together_as_they_decode_one_by_one() {
+        let segments = [None, Some([(0, 255), (17, 3), (255, 0), (100, 100)])];
+        let (min, extent) = ([-2.0, 0.25, 1e-3, -7.5], [4.0, 0.5, 3e-7, 1e4]);
+        for bits in [0u8, 1, 7, 12, 19, 24, crate::format::RAW_BITS] {
+            for segment in segments {
+                for seed in 0u32..50 {
+                    let max = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
+                    let stored = [0, 1, 2, 3].map(|c| seed.wrapping_mul(2_654_435_761).rotate_left(c * 7) & max);
+                    let together = decode_components(bits, stored, segment, min, extent);
+                    for c in 0..4 {
+                        let alone = decode_component(bits, stored[c], segment.map(|s| s[c]), min[c], extent[c]);
+                        assert_eq!(together[c].to_bits(), alone.to_bits(), "bits {bits} component {c}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn dequantisation_hits_the_range_ends() {

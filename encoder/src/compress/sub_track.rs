@@ -4,7 +4,7 @@
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind, MAX_SEGMENT_LEN, RAW_BITS};
 use ossa_decoder::interpolation::normalize_rotation;
-use ossa_decoder::quantization::{decode_component, rotation_from_components};
+use ossa_decoder::quantization::{decode_component, decode_components, rotation_from_components};
 
 use super::reference::{Lane4, Reference};
 
@@ -150,57 +150,62 @@ impl SubTrack {
             }
             return SegmentCode { bits, range_bytes, values };
         }
-        for c in 0..n {
+        let normalized = |v: f32, c: usize| -> f64 {
             let (min, extent) = (self.clip_min[c], self.clip_extent[c]);
-            let normalized = |v: f32| -> f64 {
-                if extent > 0.0 {
-                    ((f64::from(v) - f64::from(min)) / f64::from(extent)).clamp(0.0, 1.0)
-                } else {
-                    0.0
-                }
-            };
-            let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| {
-                let n = normalized(s[c]);
-                span(lo, hi, n)
-            });
-            if ranged {
-                range_bytes[c] = if bits == 0 {
+            if extent > 0.0 {
+                ((f64::from(v) - f64::from(min)) / f64::from(extent)).clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        };
+        if ranged {
+            for (c, bytes) in range_bytes.iter_mut().enumerate().take(n) {
+                let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| span(lo, hi, normalized(s[c], c)));
+                *bytes = if bits == 0 {
                     // Constant within the segment: the middle of its span, on 16 bits.
                     let mid = ((lo + hi) * 0.5 * 65535.0).round().clamp(0.0, 65535.0) as u16;
-                    let b = mid.to_le_bytes();
-                    best_constant(b, |x| decode_component(0, 0, Some(x), min, extent), samples, c)
+                    let (min, extent) = (self.clip_min[c], self.clip_extent[c]);
+                    best_constant(mid.to_le_bytes(), |x| decode_component(0, 0, Some(x), min, extent), samples, c)
                 } else {
                     let lo_byte = (lo * 255.0).floor().clamp(0.0, 255.0) as u8;
                     let hi_byte = (hi * 255.0).ceil().clamp(0.0, 255.0) as u8;
                     (lo_byte, hi_byte.saturating_sub(lo_byte))
                 };
             }
-            if bits == 0 {
-                continue;
-            }
-            let segment = ranged.then_some(range_bytes[c]);
-            let max_q = (1u32 << bits) - 1;
-            for (v, s) in values.iter_mut().zip(samples) {
-                let target = s[c];
-                // Position inside the segment range, then the nearest integer; check
-                // its neighbours with the decoder's own arithmetic.
-                let seg_n = match segment {
-                    Some((a, b)) if b > 0 => (normalized(target) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
-                    Some(_) => 0.0,
-                    None => normalized(target),
+        }
+        if bits == 0 {
+            return SegmentCode { bits, range_bytes, values };
+        }
+        let segment = ranged.then_some(range_bytes);
+        let max_q = (1u32 << bits) - 1;
+        let decode = |q: [u32; 4]| decode_components(bits, q, segment, self.clip_min, self.clip_extent);
+        for (v, s) in values.iter_mut().zip(samples) {
+            // Position inside the segment range, then the nearest integer, all
+            // components at once; then the neighbour on the target's side, with the
+            // decoder's own arithmetic. Decoding rises with the integer, so the other
+            // neighbour can never be closer.
+            let mut guess = [0u32; 4];
+            for (c, g) in guess.iter_mut().enumerate().take(n) {
+                let seg_n = match range_bytes[c] {
+                    (a, b) if ranged && b > 0 => (normalized(s[c], c) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
+                    _ if ranged => 0.0,
+                    _ => normalized(s[c], c),
                 };
-                let guess = (seg_n.clamp(0.0, 1.0) * f64::from(max_q)).round() as u32;
-                let decode = |q: u32| decode_component(bits, q, segment, min, extent);
-                let mut best = guess;
-                let mut best_err = (decode(guess) - target).abs();
-                for q in [guess.saturating_sub(1), (guess + 1).min(max_q)] {
-                    let e = (decode(q) - target).abs();
-                    if e < best_err {
-                        best = q;
-                        best_err = e;
-                    }
+                *g = (seg_n.clamp(0.0, 1.0) * f64::from(max_q)).round() as u32;
+            }
+            let decoded = decode(guess);
+            let mut other = guess;
+            for c in 0..n {
+                if decoded[c] > s[c] {
+                    other[c] = guess[c].saturating_sub(1);
+                } else if decoded[c] < s[c] {
+                    other[c] = (guess[c] + 1).min(max_q);
                 }
-                v[c] = best;
+            }
+            let other_decoded = decode(other);
+            for c in 0..n {
+                let closer = (other_decoded[c] - s[c]).abs() < (decoded[c] - s[c]).abs();
+                v[c] = if closer { other[c] } else { guess[c] };
             }
         }
         SegmentCode { bits, range_bytes, values }
@@ -208,10 +213,11 @@ impl SubTrack {
 
     /// The decoded local value at segment sample `i` of `code`.
     pub fn decode(&self, code: &SegmentCode, i: usize, ranged: bool) -> Lane4 {
-        let mut c = [0.0f32; 4];
-        for (k, out) in c.iter_mut().enumerate().take(self.components as usize) {
-            let segment = ranged.then_some(code.range_bytes[k]);
-            *out = decode_component(code.bits, code.values[i][k], segment, self.clip_min[k], self.clip_extent[k]);
+        let segment = ranged.then_some(code.range_bytes);
+        let mut c = decode_components(code.bits, code.values[i], segment, self.clip_min, self.clip_extent);
+        // Components past the stored ones are not decoded values.
+        for v in c.iter_mut().skip(self.components as usize) {
+            *v = 0.0;
         }
         self.to_local(c)
     }
