@@ -105,7 +105,8 @@ pub fn unknown(section: &Section, key: &str) -> String {
 
 /// The candidate closest to `word` by edit distance (a swap of two neighbouring
 /// letters counts as one edit), when it is close enough to be a misspelling of it:
-/// at most one edit for short words, one per three letters for longer ones.
+/// at most one edit for short words, one per three letters for longer ones. Of
+/// equally close candidates, the first is chosen: give them in a stable order.
 pub fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let allowed = (word.chars().count() / 3).max(1);
     candidates

@@ -409,7 +409,8 @@ impl<'a> ClipReader<'a> {
                         return Err(self.fail(at, format!("bone '{}' is its own parent", shown(&entry.name))))
                     }
                     None => {
-                        let hint = keys::nearest(&parent, index_of.keys().map(String::as_str))
+                        // In bone order, so that a tie names the same bone every time.
+                        let hint = keys::nearest(&parent, bones.iter().map(|b| b.name.as_str()))
                             .map(|n| format!(" (did you mean '{}'?)", shown(n)))
                             .unwrap_or_default();
                         return Err(self.fail(
@@ -726,6 +727,24 @@ mod tests {
             }
         }
         assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn a_suggested_name_is_the_first_of_equally_near_ones() {
+        // 'b1' is one edit from both 'b2' and 'b0': the first listed is named, every
+        // time (each reading hashes names with new keys).
+        let bones = "bones = [ { name = \"b2\" parent = \"\" } { name = \"b0\" parent = \"b2\" } \
+                     { name = \"c\" parent = \"b1\" } ]\n";
+        let text =
+            format!("version = 5\nclip = {{ name = \"c\" num_samples = 1 sample_rate = 30 }}\n{bones}tracks = [ ]");
+        let track = HEAD.replace("name = \"a\" parent", "name = \"b2\" parent") + "tracks = [ { name = \"b1\" } ]";
+        let track = track.replace("bones = [", "bones = [ { name = \"b0\" parent = \"\" }");
+        for _ in 0..20 {
+            let e = read_clip(&text, "x").unwrap_err().to_string();
+            assert!(e.contains("did you mean 'b2'?"), "{e}");
+            let e = read_clip(&track, "x").unwrap_err().to_string();
+            assert!(e.contains("did you mean 'b0'?"), "{e}");
+        }
     }
 
     #[test]
