@@ -160,7 +160,7 @@ impl Input {
             // Validate as it comes, so that binary input stops at once (a character
             // cut by the chunk's end is checked with the next chunk); report whichever
             // problem comes first.
-            let nul = text[start..].iter().position(|&b| b == 0).map(|at| start + at);
+            let nul = memchr::memchr(0, &text[start..]).map(|at| start + at);
             let invalid = match std::str::from_utf8(&text[checked..]) {
                 Ok(_) => {
                     checked = text.len();
