@@ -96,6 +96,8 @@ impl Segment<'_> {
                 continue;
             }
             let last = LADDER.len() - 1;
+            // The code of the lowest rung found within the target so far.
+            let mut within = None;
             let rung = if track.raw_only {
                 last
             } else {
@@ -115,6 +117,7 @@ impl Segment<'_> {
                     );
                     if err <= self.target {
                         hi = mid;
+                        within = Some(code);
                     } else {
                         lo = mid + 1;
                     }
@@ -122,7 +125,9 @@ impl Segment<'_> {
                 lo
             };
             self.rungs[t] = rung;
-            self.codes[t] = Some(self.code_at(t, rung));
+            // `within` is the code of `hi`, which is where the search ends, unless no
+            // rung below the last was within.
+            self.codes[t] = Some(within.filter(|c| c.bits == LADDER[rung]).unwrap_or_else(|| self.code_at(t, rung)));
         }
     }
 
@@ -182,9 +187,9 @@ impl Segment<'_> {
         worst
     }
 
-    fn set_rung(&mut self, t: usize, rung: usize) {
+    /// Gives sub-track `t` the rung `rung`, whose code is `code`.
+    fn set_rung(&mut self, t: usize, rung: usize, code: SegmentCode) {
         let bones = self.reference.bone_count;
-        let code = self.code_at(t, rung);
         let (a, part) = (self.tracks[t].bone, self.tracks[t].part());
         for i in 0..self.count {
             let v = self.tracks[t].decode(&code, i, self.ranged);
@@ -208,9 +213,13 @@ impl Segment<'_> {
         let last = LADDER.len() - 1;
         let mut below: Vec<Affine> = Vec::new();
         let mut candidates: Vec<usize> = Vec::new();
+        // The code one rung up of each candidate on the current bone's chain: while a
+        // bone needs several raises, only the raised sub-track's is computed again.
+        let mut next_codes: Vec<(usize, usize, SegmentCode)> = Vec::new();
         loop {
             let mut changed = false;
             for b in 0..bones {
+                next_codes.clear();
                 loop {
                     let err = self.bone_error(b);
                     if err <= self.target {
@@ -231,8 +240,18 @@ impl Segment<'_> {
                             }
                             candidates.push(t);
                             let rung = self.rungs[t] + 1;
-                            let code = self.code_at(t, rung);
-                            let new_err = self.error_with(t, &code, b, &below);
+                            let at = match next_codes.iter().position(|&(u, _, _)| u == t) {
+                                Some(i) if next_codes[i].1 == rung => i,
+                                Some(i) => {
+                                    next_codes[i] = (t, rung, self.code_at(t, rung));
+                                    i
+                                }
+                                None => {
+                                    next_codes.push((t, rung, self.code_at(t, rung)));
+                                    next_codes.len() - 1
+                                }
+                            };
+                            let new_err = self.error_with(t, &next_codes[at].2, b, &below);
                             let added =
                                 f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
                             let score = (err - new_err) / added;
@@ -248,18 +267,19 @@ impl Segment<'_> {
                     if candidates.is_empty() {
                         return Some(b);
                     }
-                    match best {
-                        Some((_, t)) => {
-                            let rung = self.rungs[t] + 1;
-                            self.set_rung(t, rung);
-                        }
-                        None => {
-                            // No single step helps: raise every candidate one step.
-                            for &t in &candidates {
-                                let rung = self.rungs[t] + 1;
-                                self.set_rung(t, rung);
-                            }
-                        }
+                    // Every candidate's next code was just computed.
+                    let mut take = |t: usize| match next_codes.iter().position(|&(u, _, _)| u == t) {
+                        Some(i) => next_codes.swap_remove(i).2,
+                        None => self.code_at(t, self.rungs[t] + 1),
+                    };
+                    let raised: Vec<(usize, SegmentCode)> = match best {
+                        Some((_, t)) => vec![(t, take(t))],
+                        // No single step helps: raise every candidate one step.
+                        None => candidates.iter().map(|&t| (t, take(t))).collect(),
+                    };
+                    for (t, code) in raised {
+                        let rung = self.rungs[t] + 1;
+                        self.set_rung(t, rung, code);
                     }
                     changed = true;
                 }
