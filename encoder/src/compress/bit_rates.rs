@@ -39,6 +39,14 @@ struct Segment<'a> {
     local: Vec<LocalValues>,
     local_affine: Vec<Affine>,
     object: Vec<Affine>,
+    /// Bones whose `object` transforms are out of date (at every sample): a raised
+    /// sub-track marks its bone's subtree, and a bone's chain is brought up to date
+    /// only when the repair reaches it, so that raising a high bone several times
+    /// does not recompute its whole subtree each time. A stale bone's descendants
+    /// are all stale.
+    stale: Vec<bool>,
+    /// Scratch for [`Segment::refresh_chain`].
+    chain: Vec<usize>,
 }
 
 /// Searches the bit rates of samples `start..start + count`.
@@ -63,6 +71,8 @@ pub fn optimize_segment(
         local: Vec::with_capacity(count * bones),
         local_affine: Vec::new(),
         object: Vec::new(),
+        stale: vec![false; bones],
+        chain: Vec::new(),
     };
     seg.initial_rates();
     seg.build_pose();
@@ -198,12 +208,31 @@ impl Segment<'_> {
         }
         self.rungs[t] = rung;
         self.codes[t] = Some(code);
-        let subtree = self.reference.hierarchy.subtree(a);
-        for i in 0..self.count {
-            for &d in subtree {
-                self.update_object(i, d);
+        if !self.stale[a] {
+            for &d in self.reference.hierarchy.subtree(a) {
+                self.stale[d] = true;
             }
         }
+    }
+
+    /// Brings the object-space transforms of `b` and its ancestors up to date.
+    fn refresh_chain(&mut self, b: usize) {
+        // The stale bones of the chain are a run from `b` up (a stale bone's
+        // descendants are stale); they are recomputed from the top down.
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
+        let mut bone = Some(b);
+        while let Some(x) = bone.filter(|&x| self.stale[x]) {
+            chain.push(x);
+            bone = self.reference.parent(x);
+        }
+        for &x in chain.iter().rev() {
+            for i in 0..self.count {
+                self.update_object(i, x);
+            }
+            self.stale[x] = false;
+        }
+        self.chain = chain;
     }
 
     /// Step 2: raise bit rates until every bone is within the target. Returns a bone
@@ -221,6 +250,7 @@ impl Segment<'_> {
             for b in 0..bones {
                 next_codes.clear();
                 loop {
+                    self.refresh_chain(b);
                     let err = self.bone_error(b);
                     if err <= self.target {
                         break;
