@@ -3,6 +3,7 @@
 //! of rotation format (three components with `w` rebuilt, or all four).
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
+use rayon::prelude::*;
 
 use super::reference::{Lane4, Reference};
 use super::sub_track::{default_value, stored_form, SubTrack};
@@ -16,15 +17,16 @@ pub const CLASS_BUDGET: f64 = 0.5;
 pub const DROP_W_BUDGET: f64 = 0.05;
 
 /// Builds every sub-track, in storage order (all rotations, translations, scales).
+/// Sub-tracks are independent: they are classified on every core, and collected in
+/// order (the same result whatever the number of threads).
 pub fn classify(reference: &Reference, precision: f64) -> Vec<SubTrack> {
-    let mut scratch: Vec<Affine> = Vec::new();
-    let mut tracks = Vec::with_capacity(reference.bone_count * 3);
-    for kind in SubTrackKind::ALL {
-        for bone in 0..reference.bone_count {
-            tracks.push(classify_one(reference, kind, bone, precision, &mut scratch));
-        }
-    }
-    tracks
+    let bones = reference.bone_count;
+    (0..SubTrackKind::ALL.len() * bones)
+        .into_par_iter()
+        .map_init(Vec::new, |scratch: &mut Vec<Affine>, i| {
+            classify_one(reference, SubTrackKind::ALL[i / bones], i % bones, precision, scratch)
+        })
+        .collect()
 }
 
 fn classify_one(
