@@ -196,25 +196,36 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     let metadata = settings.include_metadata.then_some((clip, precision as f32));
 
+    // Each segment's search result, kept until its target or the sub-tracks change:
+    // a round after a measurement searches again only the segments it tightened.
+    let mut results: Vec<Option<bit_rates::SegmentResult>> = (0..spans.len()).map(|_| None).collect();
     // Promotions change a sub-track's class and restart the search; there are at most
     // four per bone (three classes and one rotation format), so this terminates.
     let mut round = 0;
     loop {
-        let results: Vec<bit_rates::SegmentResult> = spans
-            .par_iter()
-            .zip(&targets)
-            .map(|(&(start, count), &target)| {
-                bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, target)
+        let searched: Vec<(usize, bit_rates::SegmentResult)> = (0..spans.len())
+            .filter(|&i| results[i].is_none())
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|i| {
+                let (start, count) = spans[i];
+                (i, bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i]))
             })
             .collect();
-        let stuck = results.iter().find_map(|r| r.stuck_bone);
+        for (i, result) in searched {
+            results[i] = Some(result);
+        }
+        let stuck = results.iter().flatten().find_map(|r| r.stuck_bone);
         if let Some(bone) = stuck {
             if promote(&mut tracks, &reference, bone) {
+                results.iter_mut().for_each(|r| *r = None);
                 continue;
             }
         }
         round += 1;
-        let codes: Vec<_> = results.into_iter().map(|r| r.codes).collect();
+        // Every segment has its result here.
+        let codes: Vec<&[Option<sub_track::SegmentCode>]> =
+            results.iter().map(|r| r.as_ref().map_or(&[][..], |r| &r.codes[..])).collect();
         let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &codes, metadata)?)?;
         let errors = measure(&bytes, &reference, precision).map_err(|e| match e {
             crate::measure::MeasureError::Decoder(e) => {
@@ -226,6 +237,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         for (segment, target) in targets.iter_mut().enumerate() {
             if errors.segment_max.get(segment).is_some_and(|&e| e > precision) {
                 *target *= TIGHTEN;
+                results[segment] = None;
                 tightened = true;
             }
         }

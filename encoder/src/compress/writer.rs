@@ -27,7 +27,7 @@ pub struct ClipShape {
 pub fn write(
     shape: &ClipShape,
     tracks: &[SubTrack],
-    segments: &[Vec<Option<SegmentCode>>],
+    segments: &[&[Option<SegmentCode>]],
     metadata: Option<(&RawClip, f32)>,
 ) -> Result<Vec<u8>, OutOfMemory> {
     let bones = tracks.len() / 3;
@@ -185,7 +185,7 @@ pub fn write(
 fn size_bound(
     shape: &ClipShape,
     tracks: &[SubTrack],
-    segments: &[Vec<Option<SegmentCode>>],
+    segments: &[&[Option<SegmentCode>]],
     metadata: Option<(&RawClip, f32)>,
 ) -> usize {
     let bones = tracks.len() / 3;
@@ -207,7 +207,7 @@ fn size_bound(
         let (_, samples) = format::segment_span(index as u32, shape.sample_count, shape.segment_len);
         let frame_bits: usize = tracks
             .iter()
-            .zip(codes)
+            .zip(codes.iter())
             .filter_map(|(t, c)| c.as_ref().map(|c| usize::from(c.bits) * t.components as usize))
             .sum();
         size += format::frame_directory_len(animated)

@@ -115,7 +115,8 @@ fn decompress_streams_whatever_the_sample_count() {
     let samples: u32 = 1 << 21;
     let tracks: Vec<SubTrack> =
         SubTrackKind::ALL.iter().map(|&kind| SubTrack::new(kind, 0, SubTrackClass::Default)).collect();
-    let segments = vec![vec![None; 3]; format::segment_count(samples, DEFAULT_SEGMENT_LEN) as usize];
+    let defaults = [None, None, None];
+    let segments = vec![&defaults[..]; format::segment_count(samples, DEFAULT_SEGMENT_LEN) as usize];
     let shape = ClipShape { sample_count: samples, sample_rate: 30.0, segment_len: DEFAULT_SEGMENT_LEN };
     let bytes = write(&shape, &tracks, &segments, None).unwrap();
     let dir = tempfile::tempdir().unwrap();
