@@ -14,9 +14,11 @@ use super::reference::{Lane4, LocalValues, Reference};
 use super::sub_track::{default_value, SegmentCode, SubTrack, LADDER};
 use crate::error_metric::Affine;
 
-/// Bytes the search holds per bone and segment sample: local values, their affine
-/// form and the object-space transform.
-pub const BYTES_PER_SEGMENT_SAMPLE: u64 = (size_of::<LocalValues>() + 2 * size_of::<Affine>()) as u64;
+/// Bytes the search holds per bone and segment sample, at most: local values, their
+/// affine form, the object-space transform, and the repair's next codes of the
+/// current chain (up to three sub-tracks of four `u32`).
+pub const BYTES_PER_SEGMENT_SAMPLE: u64 =
+    (size_of::<LocalValues>() + 2 * size_of::<Affine>() + 3 * size_of::<[u32; 4]>()) as u64;
 
 /// The result of one segment's search.
 pub struct SegmentResult {
