@@ -8,6 +8,8 @@
 //! Virtual vertices are rebuilt from the object-space transform when needed (nine
 //! multiply-adds).
 
+use rayon::prelude::*;
+
 use super::hierarchy::Hierarchy;
 use crate::error_metric::{vertex_error, Affine};
 use crate::memory::{self, OutOfMemory};
@@ -68,39 +70,37 @@ impl Reference {
         let parents: Vec<Option<usize>> = clip.bones.iter().map(|b| b.parent).collect();
         let shells: Vec<f64> = clip.bones.iter().map(|b| b.shell_distance).collect();
         let n = bone_count * sample_count;
-        let mut local = memory::with_capacity(n, "the reference clip")?;
-        for s in 0..sample_count {
-            for track in &clip.tracks {
+        let zero = LocalValues { parts: [[0.0; 4]; 3] };
+        let mut local = memory::filled(n, zero, "the reference clip")?;
+        let mut local_affine = memory::filled(n, Affine::IDENTITY, "the reference clip")?;
+        let mut object = memory::filled(n, Affine::IDENTITY, "the reference clip")?;
+        let mut reach = memory::filled(n, 0.0f64, "the reference clip")?;
+        // Samples are independent: each is filled on whichever core is free.
+        let samples = local
+            .par_chunks_mut(bone_count.max(1))
+            .zip(local_affine.par_chunks_mut(bone_count.max(1)))
+            .zip(object.par_chunks_mut(bone_count.max(1)))
+            .zip(reach.par_chunks_mut(bone_count.max(1)));
+        samples.enumerate().for_each(|(s, (((local, local_affine), object), reach))| {
+            for (b, track) in clip.tracks.iter().enumerate().take(local.len()) {
                 let r = normalize(track.rotations[s]).unwrap_or([0.0, 0.0, 0.0, 1.0]).map(|v| v as f32);
                 let t = track.translations[s];
                 let sc = track.scales[s];
-                local.push(LocalValues {
+                local[b] = LocalValues {
                     parts: [
                         r,
                         [t[0] as f32, t[1] as f32, t[2] as f32, 0.0],
                         [sc[0] as f32, sc[1] as f32, sc[2] as f32, 0.0],
                     ],
-                });
-            }
-        }
-        let local_affine = memory::collect(n, local.iter().map(LocalValues::affine), "the reference clip")?;
-        let mut object: Vec<Affine> = memory::with_capacity(n, "the reference clip")?;
-        for s in 0..sample_count {
-            for b in 0..bone_count {
-                let l = &local_affine[s * bone_count + b];
-                let o = match parents[b] {
-                    Some(p) => object[s * bone_count + p].then(l),
-                    None => *l,
                 };
-                object.push(o);
+                local_affine[b] = local[b].affine();
+                object[b] = match parents[b] {
+                    Some(p) => object[p].then(&local_affine[b]),
+                    None => local_affine[b],
+                };
             }
-        }
-        let mut reach = memory::filled(n, 0.0f64, "the reference clip")?;
-        if bone_count > 0 {
-            for (lengths, affine) in reach.chunks_exact_mut(bone_count).zip(local_affine.chunks_exact(bone_count)) {
-                reach_of_sample(&parents, &shells, affine, lengths);
-            }
-        }
+            reach_of_sample(&parents, &shells, local_affine, reach);
+        });
         let hierarchy = Hierarchy::new(&parents);
         Ok(Reference { bone_count, sample_count, shells, hierarchy, local, local_affine, object, reach })
     }
