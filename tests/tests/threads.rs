@@ -1,0 +1,40 @@
+//! The output does not depend on the number of threads: reading spreads the tracks
+//! over the cores, compression the classification, the reference and the segments'
+//! searches, and every result is collected in order.
+
+mod common;
+
+use ossa_encoder::{acl_text, compress, Settings};
+
+/// Reads and compresses `text` on a pool of `threads` threads.
+fn compress_on(threads: usize, text: &str, settings: &Settings) -> Vec<u8> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+    pool.install(|| {
+        let clip = acl_text::read_clip(text, "clip").expect("read");
+        compress(&clip, settings).expect("compress").bytes.to_vec()
+    })
+}
+
+#[test]
+fn the_same_bytes_whatever_the_thread_count() {
+    let Some(dir) = common::shared_clips() else { return };
+    let clips = common::transform_clips(&dir);
+    assert!(clips.len() >= 18, "{} clips", clips.len());
+    let default = Settings::default();
+    // A tight precision takes several rounds of measuring and searching again.
+    let tight = Settings { precision: 1e-5, ..Settings::default() };
+    let mut runs = 0;
+    for path in &clips {
+        let text = std::fs::read_to_string(path).expect("read clip");
+        let tight_too = path.ends_with("49_15.acl.sjson") || path.ends_with("09_02.acl.sjson");
+        for settings in [Some(&default), tight_too.then_some(&tight)].into_iter().flatten() {
+            let one = compress_on(1, &text, settings);
+            for threads in [2, 3] {
+                let many = compress_on(threads, &text, settings);
+                assert!(one == many, "{}: {threads} threads give other bytes than one", path.display());
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs >= 40, "{runs}");
+}
