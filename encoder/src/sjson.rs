@@ -47,13 +47,6 @@ pub struct Position {
     line_start: usize,
 }
 
-impl Position {
-    /// The byte offset.
-    pub fn offset(&self) -> usize {
-        self.offset
-    }
-}
-
 /// What the next value is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueKind {
@@ -650,7 +643,28 @@ fn starts_number(c: u8) -> bool {
 /// characters), which [`Reader::number_token`] and [`is_number`] then take apart.
 /// Whatever this accepts, they accept as the same token.
 #[inline]
-fn plain_number_end(text: &[u8], mut i: usize) -> Option<usize> {
+fn plain_number_end(text: &[u8], i: usize) -> Option<usize> {
+    let end = decimal_end(text, i)?;
+    match text.get(end) {
+        Some(b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E' | b'x' | b'X') => None,
+        _ => Some(end),
+    }
+}
+
+/// Whether `token` (from [`Reader::number_token`]) reads as a number: what
+/// [`Reader::number`] accepts, checked without converting.
+fn is_number(token: &str) -> bool {
+    if let Some(digits) = token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
+        return !digits.is_empty() && digits.len() <= 16;
+    }
+    decimal_end(token.as_bytes(), 0) == Some(token.len())
+}
+
+/// The end of the longest decimal number (the grammar of [`plain_number_end`])
+/// starting at `text[i]`, or `None` when none starts there: no digit in the
+/// mantissa, or an exponent without digits.
+#[inline]
+fn decimal_end(text: &[u8], mut i: usize) -> Option<usize> {
     let digits = |i: &mut usize| {
         let start = *i;
         while text.get(*i).is_some_and(u8::is_ascii_digit) {
@@ -674,43 +688,7 @@ fn plain_number_end(text: &[u8], mut i: usize) -> Option<usize> {
             return None;
         }
     }
-    match text.get(i) {
-        Some(b'0'..=b'9' | b'+' | b'-' | b'.' | b'e' | b'E' | b'x' | b'X') => None,
-        _ => Some(i),
-    }
-}
-
-/// Whether `token` (from [`Reader::number_token`]) reads as a number: what
-/// [`Reader::number`] accepts, checked without converting.
-fn is_number(token: &str) -> bool {
-    if let Some(digits) = token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
-        return !digits.is_empty() && digits.len() <= 16;
-    }
-    let b = token.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - start
-    };
-    let mut mantissa = digits(&mut i);
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        mantissa += digits(&mut i);
-    }
-    if mantissa == 0 {
-        return false;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
+    Some(i)
 }
 
 /// Checks the syntax of a whole document: members at the top level (optionally

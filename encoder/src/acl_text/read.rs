@@ -478,7 +478,7 @@ impl<'a> ClipReader<'a> {
         while self.r.next_item()? {
             let start = self.r.position();
             let ahead = match self.track_objects.get(next_noted) {
-                Some(at) if at.offset() == start.offset() => {
+                Some(&at) if at == start => {
                     next_noted += 1;
                     noted.get_mut(next_noted - 1).and_then(Option::take)
                 }

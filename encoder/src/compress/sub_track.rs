@@ -214,12 +214,8 @@ impl SubTrack {
     /// The decoded local value at segment sample `i` of `code`.
     pub fn decode(&self, code: &SegmentCode, i: usize, ranged: bool) -> Lane4 {
         let segment = ranged.then_some(code.range_bytes);
-        let mut c = decode_components(code.bits, code.values[i], segment, self.clip_min, self.clip_extent);
-        // Components past the stored ones are not decoded values.
-        for v in c.iter_mut().skip(self.components as usize) {
-            *v = 0.0;
-        }
-        self.to_local(c)
+        // Components past the stored ones have zero values and ranges: they decode to 0.
+        self.to_local(decode_components(code.bits, code.values[i], segment, self.clip_min, self.clip_extent))
     }
 }
 
