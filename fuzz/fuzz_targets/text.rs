@@ -11,7 +11,7 @@ use ossa_encoder::acl_text;
 /// many (missing tracks are filled with defaults); this target holds two readings and
 /// a written copy, which would pass libFuzzer's 2 GB limit. Larger declarations are
 /// read up to the check of the counts (everything before it is still fuzzed); the
-/// limit itself is tested by the unit tests and `tests/tests/memory.rs`.
+/// limit itself is tested by `read.rs`'s unit tests and `encoder/tests/cli/contract.rs`.
 const BUDGET: usize = 1 << 20;
 
 fuzz_target!(|data: &[u8]| {
