@@ -8,7 +8,7 @@
 
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
-use crate::decode::{floats, key_value, lerp, range_words, Rotations};
+use crate::decode::{floats, key_value, lerp, Rate, Rotations, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
 use crate::pose::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::sampler::Key;
@@ -97,21 +97,22 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
     // What a key's segment says of the sub-track: its bit rate, its samples' bit
     // offset inside a key frame, its segment range.
     let locate = |key: &Key| {
-        let rate = bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0);
+        let rate = Rate::<V>::new::<C>(bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0));
         let offset = frame_offset(clip, key, index as usize);
-        let segment_range = ranged.then(|| range_words::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
+        let segment_range = ranged
+            .then(|| SegmentRange::<V>::from_bytes::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
         (rate, offset, segment_range)
     };
     let [key0, key1] = keys;
     let (rate, offset, segment_range) = locate(key0);
-    let v0 = key_value::<V, C>(bytes, rate, key0.frame_bit.wrapping_add(offset), segment_range, min, extent);
+    let v0 = key_value::<V, C>(bytes, &rate, key0.frame_bit.wrapping_add(offset), segment_range.as_ref(), min, extent);
     let v1 = if alpha == 0.0 {
         v0
     } else {
         // Both keys in one segment (most poses) share all of it.
         let (rate, offset, segment_range) =
             if key1.rates == key0.rates { (rate, offset, segment_range) } else { locate(key1) };
-        key_value::<V, C>(bytes, rate, key1.frame_bit.wrapping_add(offset), segment_range, min, extent)
+        key_value::<V, C>(bytes, &rate, key1.frame_bit.wrapping_add(offset), segment_range.as_ref(), min, extent)
     };
     if list.kind() == SubTrackKind::Rotation {
         t.rotation = rotation::<V, C>(v0, v1, alpha).to_quat();

@@ -39,7 +39,8 @@ pub fn aligned_section(bytes: &[u8], offset: u32, len: u64, section: Section) ->
 /// valid reads on the one-load path.
 #[inline(always)]
 pub fn u64_at_or_zero(bytes: &[u8], byte: usize) -> u64 {
-    match bytes.get(byte..).and_then(|tail| tail.first_chunk::<8>()) {
+    // One comparison: `byte + 8 <= len` (a wrapped end is below the start: `None`).
+    match bytes.get(byte..byte.wrapping_add(8)).and_then(|b| b.first_chunk::<8>()) {
         Some(b) => u64::from_le_bytes(*b),
         None => {
             let mut tmp = [0u8; 8];

@@ -57,6 +57,31 @@ const MASKS: [u32; 32] = {
     t
 };
 
+/// [`MASKS`] in the first three lanes (rates of three-component sub-tracks): one
+/// 16-byte load per sub-track.
+#[allow(clippy::indexing_slicing)]
+const LANE_MASKS3: [[u32; 4]; 32] = {
+    let mut t = [[0u32; 4]; 32];
+    let mut b = 0;
+    while b < 32 {
+        t[b] = [MASKS[b], MASKS[b], MASKS[b], 0];
+        b += 1;
+    }
+    t
+};
+
+/// [`MASKS`] in all four lanes (rates of four-component sub-tracks).
+#[allow(clippy::indexing_slicing)]
+const LANE_MASKS4: [[u32; 4]; 32] = {
+    let mut t = [[0u32; 4]; 32];
+    let mut b = 0;
+    while b < 32 {
+        t[b] = [MASKS[b]; 4];
+        b += 1;
+    }
+    t
+};
+
 /// [`MASKS`] as `f32` (exact up to 24 bits, the widest quantised rate).
 #[allow(clippy::indexing_slicing)]
 pub(crate) const MAXIMA: [f32; 32] = {
@@ -69,54 +94,102 @@ pub(crate) const MAXIMA: [f32; 32] = {
     t
 };
 
-/// The `C` unsigned integers of `bits` bits (1 to 24) each, packed from bit `bit` on.
-/// One 8-byte load serves all of them when they fit in the 57 bits it guarantees.
+/// A bit rate and what decoding `C` components at it needs, looked up once per
+/// sub-track and segment (and shared by both key frames when they lie in one
+/// segment).
+#[derive(Clone, Copy)]
+pub(crate) struct Rate<V: Lanes> {
+    bits: u8,
+    /// `2^bits − 1` in every lane (the divisor of the quantised integers).
+    max: V,
+    /// `2^bits − 1` as bits in the first `C` lanes, zero in the others.
+    mask: V,
+    /// Whether the `C` integers fit in the 57 bits one 8-byte load guarantees.
+    one_load: bool,
+}
+
+impl<V: Lanes> Rate<V> {
+    #[inline(always)]
+    pub(crate) fn new<const C: usize>(bits: u8) -> Self {
+        let b = (bits & 31) as usize;
+        let max = MAXIMA.get(b).copied().unwrap_or(1.0);
+        let masks = if C == 4 { &LANE_MASKS4 } else { &LANE_MASKS3 };
+        let mask = V::from_bits(masks.get(b).copied().unwrap_or([0; 4]));
+        Rate { bits, max: V::splat(max), mask, one_load: (C as u32).wrapping_mul(b as u32) <= 57 }
+    }
+}
+
+/// The `C` unsigned integers of `rate.bits` bits (1 to 24) each, packed from bit
+/// `bit` on, as `f32` lanes (lanes past `C` zero). One 8-byte load serves all of them
+/// when they fit in the 57 bits it guarantees.
 #[inline(always)]
-fn quantized<const C: usize>(bytes: &[u8], bit: u64, bits: u8) -> [u32; 4] {
-    let b = u32::from(bits & 31);
-    let mask = u64::from(MASKS.get((bits & 31) as usize).copied().unwrap_or(0));
-    let mut q = [0u32; 4];
-    if (C as u32).wrapping_mul(b) <= 57 {
-        let word = bits_from(bytes, bit);
-        for (c, v) in q.iter_mut().enumerate().take(C) {
-            *v = (word.wrapping_shr((c as u32).wrapping_mul(b)) & mask) as u32;
-        }
+fn quantized<V: Lanes, const C: usize>(bytes: &[u8], bit: u64, rate: &Rate<V>) -> V {
+    let b = u32::from(rate.bits & 31);
+    if rate.one_load {
+        V::unpack(bits_from(bytes, bit), b, rate.mask)
     } else {
+        let mask = u64::from(MASKS.get(b as usize).copied().unwrap_or(0));
+        let mut q = [0u32; 4];
         for (c, v) in q.iter_mut().enumerate().take(C) {
             *v = (bits_from(bytes, bit.wrapping_add(u64::from((c as u32).wrapping_mul(b)))) & mask) as u32;
         }
+        V::from_u32(q)
     }
-    q
+}
+
+/// A sub-track's segment range bytes `lo`, `hi` (0 to 255, one lane per component)
+/// and the forms the quantised path uses, `lo / 255` and `hi / 255`: computed once
+/// per sub-track and segment, and shared by both key frames when they lie in the
+/// same segment.
+#[derive(Clone, Copy)]
+pub(crate) struct SegmentRange<V: Lanes> {
+    lo: V,
+    hi: V,
+    lo_scaled: V,
+    hi_scaled: V,
+}
+
+impl<V: Lanes> SegmentRange<V> {
+    /// The range of lane values `lo`, `hi`.
+    #[inline(always)]
+    pub(crate) fn new(lo: V, hi: V) -> Self {
+        let scale = V::splat(255.0);
+        SegmentRange { lo, hi, lo_scaled: lo.div(scale), hi_scaled: hi.div(scale) }
+    }
+
+    /// The range of a sub-track of `C` components whose bytes start `b` (see
+    /// [`range_words`]).
+    #[inline(always)]
+    pub(crate) fn from_bytes<const C: usize>(b: &[u8]) -> Self {
+        let (lo, hi) = range_words::<C>(b);
+        Self::new(V::from_bytes(lo), V::from_bytes(hi))
+    }
 }
 
 /// The stored components of an animated sub-track of `C` components at one key
-/// frame: `bits` per component from bit `bit` on, the segment range bytes `lo`, `hi`
-/// (see [`range_words`]; `None` in a single-segment clip), then the clip range
-/// `min`, `extent`.
+/// frame: `rate` bits per component from bit `bit` on, the segment range (`None` in a
+/// single-segment clip), then the clip range `min`, `extent`.
 #[inline(always)]
 pub(crate) fn key_value<V: Lanes, const C: usize>(
     bytes: &[u8],
-    bits: u8,
+    rate: &Rate<V>,
     bit: u64,
-    segment_range: Option<(u32, u32)>,
+    segment: Option<&SegmentRange<V>>,
     min: V,
     extent: V,
 ) -> V {
-    if bits == RAW_BITS {
+    if rate.bits == RAW_BITS {
         let mut q = [0u32; 4];
         for (c, v) in q.iter_mut().enumerate().take(C) {
             *v = bits_from(bytes, bit.wrapping_add((c as u64) << 5)) as u32;
         }
         return V::from_bits(q);
     }
-    let segment = || segment_range.map(|(lo, hi)| (V::from_bytes(lo), V::from_bytes(hi)));
-    if bits == 0 {
-        flat(segment(), min, extent)
+    if rate.bits == 0 {
+        flat(segment, min, extent)
     } else {
         // 1 ≤ bits ≤ 24: the divisor and the integers are exact in f32.
-        let max = MAXIMA.get((bits & 31) as usize).copied().unwrap_or(1.0);
-        let q = V::from_u32(quantized::<C>(bytes, bit, bits));
-        dequantize(q, V::splat(max), segment(), min, extent)
+        dequantize(quantized::<V, C>(bytes, bit, rate), rate.max, segment, min, extent)
     }
 }
 
@@ -124,13 +197,10 @@ pub(crate) fn key_value<V: Lanes, const C: usize>(
 /// then the segment range `lo`, `hi` (bytes 0 to 255, `None` in a single-segment
 /// clip): `n · (hi / 255) + lo / 255`, then the clip range: `n · extent + min`.
 #[inline(always)]
-pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<(V, V)>, min: V, extent: V) -> V {
+pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
     let n = q.div(max);
     let n = match segment {
-        Some((lo, hi)) => {
-            let scale = V::splat(255.0);
-            n.mul(hi.div(scale)).add(lo.div(scale))
-        }
+        Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
         None => n,
     };
     n.mul(extent).add(min)
@@ -139,9 +209,9 @@ pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<(V, V)>, min: V
 /// The value of components of bit rate 0, lane by lane: the segment's constant, the
 /// `u16` `lo + 256 · hi` over 65535 (0 in a single-segment clip), then the clip range.
 #[inline(always)]
-pub(crate) fn flat<V: Lanes>(segment: Option<(V, V)>, min: V, extent: V) -> V {
+pub(crate) fn flat<V: Lanes>(segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
     let n = match segment {
-        Some((lo, hi)) => lo.add(hi.mul(V::splat(256.0))).div(V::splat(65535.0)),
+        Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).div(V::splat(65535.0)),
         None => V::splat(0.0),
     };
     n.mul(extent).add(min)

@@ -5,7 +5,7 @@
 //! decision is made at run time that the list already decides.
 
 use crate::clip::Clip;
-use crate::decode::{finish_rotations, floats, key_value, lerp, range_words, Rotations};
+use crate::decode::{finish_rotations, floats, key_value, lerp, Rate, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList};
 use crate::sampler::Key;
 use crate::simd::Lanes;
@@ -142,64 +142,131 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
     if count == 0 {
         return;
     }
-    let bytes = clip.bytes;
-    let [key0, key1] = keys;
-    // Every span below is inside a section validation checked; nothing wraps.
-    let index = clip.animated_start(list) as usize;
-    let before = clip.animated_components_before(index as u32) as usize;
-    let ranges = span(bytes, clip.ranges_offset.wrapping_add(before << 3), count.wrapping_mul(C << 3));
-    let rates0 = span(bytes, key0.rates.wrapping_add(index), count);
-    let rates1 = span(bytes, key1.rates.wrapping_add(index), count);
-    let segment_len = if RANGED { count.wrapping_mul(C << 1) } else { 0 };
-    let segment0 = span(bytes, key0.segment_ranges.wrapping_add(before << 1), segment_len);
-    let segment1 = span(bytes, key1.segment_ranges.wrapping_add(before << 1), segment_len);
-    let [mut bit0, mut bit1] = *bits;
-    let mut batch = Rotations::<V>::new();
-    let bones = clip.lists.bones(bitset_index(true, list));
-    for (k, ((bone, range), (&rate0, &rate1))) in
-        bones.zip(ranges.chunks_exact(C << 3)).zip(rates0.iter().zip(rates1)).enumerate()
-    {
-        let (min, extent) = range.split_at(C << 2);
-        let (min, extent) = (floats::<V, C>(min), floats::<V, C>(extent));
-        let segment =
-            |bytes: &[u8]| RANGED.then(|| range_words::<C>(bytes.get(k.wrapping_mul(C << 1)..).unwrap_or(&[])));
-        let range0 = segment(segment0);
-        let v0 = key_value::<V, C>(bytes, rate0, bit0, range0, min, extent);
-        let rate1 = if SAME { rate0 } else { rate1 };
-        let v1 = if alpha == 0.0 {
-            v0
-        } else {
-            key_value::<V, C>(bytes, rate1, bit1, if SAME { range0 } else { segment(segment1) }, min, extent)
-        };
-        if list.kind() == SubTrackKind::Rotation {
-            if batch.push(bone, v0, v1) {
-                flush::<V, C>(&mut batch, alpha, out);
-            }
-        } else if let Some(t) = out.get_mut(bone) {
-            write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
-        }
-        bit0 = bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
-        bit1 = bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
-    }
-    *bits = [bit0, bit1];
+    let mut reader = ListReader::<V, C, RANGED, SAME>::new(clip, list, count, keys, alpha, *bits);
+    let mut bones = clip.lists.bones(bitset_index(true, list));
     if list.kind() == SubTrackKind::Rotation {
-        flush::<V, C>(&mut batch, alpha, out);
+        // Four at a time, held in registers: both key values of each, then the four
+        // finished together. Slots past the list's end name no bone (`usize::MAX`),
+        // so nothing is written for them.
+        let zero = V::splat(0.0);
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(4);
+            left = left.wrapping_sub(n);
+            let (b0, a0, c0) = reader.slot(&mut bones, true, zero);
+            let (b1, a1, c1) = reader.slot(&mut bones, n > 1, zero);
+            let (b2, a2, c2) = reader.slot(&mut bones, n > 2, zero);
+            let (b3, a3, c3) = reader.slot(&mut bones, n > 3, zero);
+            let k0 = V::transpose([a0, a1, a2, a3]);
+            let k1 = V::transpose([c0, c1, c2, c3]);
+            let [q0, q1, q2, q3] = V::transpose(finish_rotations(C == 3, k0, k1, alpha));
+            for (q, bone) in [(q0, b0), (q1, b1), (q2, b2), (q3, b3)] {
+                if let Some(t) = out.get_mut(bone) {
+                    t.rotation = q.to_quat();
+                }
+            }
+        }
+    } else {
+        for bone in bones {
+            let (v0, v1) = reader.next();
+            if let Some(t) = out.get_mut(bone) {
+                write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
+            }
+        }
     }
+    *bits = [reader.bit0, reader.bit1];
 }
 
-/// Finishes the batched rotations (`C` = 3: `w` rebuilt) and stores them in their
-/// bones.
-#[inline(always)]
-fn flush<V: Lanes, const C: usize>(rotations: &mut Rotations<V>, alpha: f32, out: &mut [Transform]) {
-    if rotations.len == 0 {
-        return;
-    }
-    let (bones, len) = (rotations.bones, rotations.len);
-    let finished = rotations.finish(C == 3, alpha);
-    for (&bone, q) in bones.iter().zip(finished).take(len) {
-        if let Some(t) = out.get_mut(bone) {
-            t.rotation = q.to_quat();
+/// Walks the animated sub-tracks of one list in storage order and decodes each one
+/// at both key frames. Everything a sub-track needs is read once for both keys:
+/// its clip range, and, when both keys lie in one segment (`SAME`), its bit rate
+/// and segment range.
+struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> {
+    bytes: &'b [u8],
+    /// The clip ranges (`min`, then `extent`) of the sub-tracks not yet read.
+    ranges: core::slice::ChunksExact<'b, u8>,
+    /// Each key's bit rates, from the next sub-track on.
+    rates0: core::slice::Iter<'b, u8>,
+    rates1: core::slice::Iter<'b, u8>,
+    /// Each key's segment range bytes, from the next sub-track's on (to the end of
+    /// the buffer, so that a sub-track's bytes load in one 8-byte read).
+    segment0: &'b [u8],
+    segment1: &'b [u8],
+    /// Bit offset of the next sub-track's samples in each key frame.
+    bit0: u64,
+    bit1: u64,
+    interpolate: bool,
+    _lanes: core::marker::PhantomData<V>,
+}
+
+impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListReader<'b, V, C, RANGED, SAME> {
+    #[inline(always)]
+    fn new(clip: &Clip<'b>, list: TrackList, count: usize, keys: &[Key; 2], alpha: f32, bits: [u64; 2]) -> Self {
+        let bytes = clip.bytes;
+        let [key0, key1] = keys;
+        // Every span below is inside a section validation checked; nothing wraps.
+        let index = clip.animated_start(list) as usize;
+        let before = clip.animated_components_before(index as u32) as usize;
+        let ranges = span(bytes, clip.ranges_offset.wrapping_add(before << 3), count.wrapping_mul(C << 3));
+        let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
+        ListReader {
+            bytes,
+            ranges: ranges.chunks_exact(C << 3),
+            rates0: span(bytes, key0.rates.wrapping_add(index), count).iter(),
+            rates1: span(bytes, key1.rates.wrapping_add(index), if SAME { 0 } else { count }).iter(),
+            segment0: rest(key0.segment_ranges.wrapping_add(before << 1)),
+            segment1: if SAME { &[] } else { rest(key1.segment_ranges.wrapping_add(before << 1)) },
+            bit0: bits[0],
+            bit1: bits[1],
+            interpolate: alpha != 0.0,
+            _lanes: core::marker::PhantomData,
         }
+    }
+
+    /// One slot of a group of four rotations: when `live`, the next bone of `bones`
+    /// and the next sub-track's key values; otherwise no bone (`usize::MAX`) and
+    /// `zero`.
+    #[inline(always)]
+    fn slot(&mut self, bones: &mut impl Iterator<Item = usize>, live: bool, zero: V) -> (usize, V, V) {
+        if live {
+            let bone = bones.next().unwrap_or(usize::MAX);
+            let (v0, v1) = self.next();
+            (bone, v0, v1)
+        } else {
+            (usize::MAX, zero, zero)
+        }
+    }
+
+    /// The next sub-track's values at key 0 and key 1 (key 0's again when the
+    /// weight is 0). Called at most once per sub-track of the list (past its end, the
+    /// values would be zero).
+    #[inline(always)]
+    fn next(&mut self) -> (V, V) {
+        let range = self.ranges.next().unwrap_or(&[]);
+        let rate0 = self.rates0.next().copied().unwrap_or(0);
+        let rate1 = if SAME { rate0 } else { self.rates1.next().copied().unwrap_or(0) };
+        let (min, extent) = range.split_at_checked(C << 2).unwrap_or((&[], &[]));
+        let (min, extent) = (floats::<V, C>(min), floats::<V, C>(extent));
+        let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
+        let prepared0 = Rate::<V>::new::<C>(rate0);
+        let v0 = key_value::<V, C>(self.bytes, &prepared0, self.bit0, segment0.as_ref(), min, extent);
+        let v1 = if !self.interpolate {
+            v0
+        } else if SAME {
+            key_value::<V, C>(self.bytes, &prepared0, self.bit1, segment0.as_ref(), min, extent)
+        } else {
+            let segment1 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment1));
+            key_value::<V, C>(self.bytes, &Rate::new::<C>(rate1), self.bit1, segment1.as_ref(), min, extent)
+        };
+        self.bit0 = self.bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
+        self.bit1 = self.bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
+        if RANGED {
+            self.segment0 = self.segment0.get(C << 1..).unwrap_or(&[]);
+            if !SAME {
+                self.segment1 = self.segment1.get(C << 1..).unwrap_or(&[]);
+            }
+        }
+        (v0, v1)
     }
 }
 

@@ -6,7 +6,7 @@
 //! ([`crate::decode`]) on the portable scalar backend, one value per lane, so a
 //! change to the format's arithmetic changes both sides at once.
 
-use crate::decode::{dequantize, flat, rebuild_w, MAXIMA};
+use crate::decode::{dequantize, flat, rebuild_w, SegmentRange, MAXIMA};
 use crate::simd::scalar::F32x4;
 use crate::simd::Lanes;
 
@@ -34,13 +34,14 @@ pub fn decode_component(
     if bits == crate::format::RAW_BITS {
         return f32::from_bits(stored);
     }
-    let segment = segment_bytes.map(|(lo, hi)| (F32x4::splat(f32::from(lo)), F32x4::splat(f32::from(hi))));
+    let segment =
+        segment_bytes.map(|(lo, hi)| SegmentRange::new(F32x4::splat(f32::from(lo)), F32x4::splat(f32::from(hi))));
     let (min, extent) = (F32x4::splat(clip_min), F32x4::splat(clip_extent));
     if bits == 0 {
-        first(flat(segment, min, extent))
+        first(flat(segment.as_ref(), min, extent))
     } else {
         let max = MAXIMA.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
-        first(dequantize(F32x4::from_u32([stored; 4]), F32x4::splat(max), segment, min, extent))
+        first(dequantize(F32x4::from_u32([stored; 4]), F32x4::splat(max), segment.as_ref(), min, extent))
     }
 }
 
@@ -57,14 +58,18 @@ pub fn decode_components(
     if bits == crate::format::RAW_BITS {
         return stored.map(f32::from_bits);
     }
-    let segment = segment_bytes
-        .map(|b| (F32x4::from_u32(b.map(|(lo, _)| u32::from(lo))), F32x4::from_u32(b.map(|(_, hi)| u32::from(hi)))));
+    let segment = segment_bytes.map(|b| {
+        SegmentRange::new(
+            F32x4::from_u32(b.map(|(lo, _)| u32::from(lo))),
+            F32x4::from_u32(b.map(|(_, hi)| u32::from(hi))),
+        )
+    });
     let (min, extent) = (F32x4::from_bits(clip_min.map(f32::to_bits)), F32x4::from_bits(clip_extent.map(f32::to_bits)));
     let v = if bits == 0 {
-        flat(segment, min, extent)
+        flat(segment.as_ref(), min, extent)
     } else {
         let max = MAXIMA.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
-        dequantize(F32x4::from_u32(stored), F32x4::splat(max), segment, min, extent)
+        dequantize(F32x4::from_u32(stored), F32x4::splat(max), segment.as_ref(), min, extent)
     };
     v.to_array()
 }

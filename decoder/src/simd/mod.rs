@@ -62,6 +62,17 @@ pub(crate) trait Lanes: Copy {
     fn from_u32(q: [u32; 4]) -> Self;
     /// Bit patterns read as `f32`.
     fn from_bits(q: [u32; 4]) -> Self;
+    /// Four fields of `b` bits (1 to 24) packed back to back in `word` from bit 0,
+    /// least significant first: lane `i` is bits `i·b ..` of `word` (shifted right by
+    /// `i·b`, so bits past 64 read as zero) ANDed with lane `i` of `mask` (as bits),
+    /// then converted to `f32` (exactly: `mask` keeps at most 24 bits).
+    #[inline(always)]
+    fn unpack(word: u64, b: u32, mask: Self) -> Self {
+        let m = mask.to_array().map(f32::to_bits);
+        let field = |i: u32| word.checked_shr(i.wrapping_mul(b)).unwrap_or(0) as u32;
+        let [m0, m1, m2, m3] = m;
+        Self::from_u32([field(0) & m0, field(1) & m1, field(2) & m2, field(3) & m3])
+    }
     /// Lane-wise `self + o`.
     fn add(self, o: Self) -> Self;
     /// Lane-wise `self - o`.
@@ -134,5 +145,29 @@ mod tests {
         let got = Native::transpose(native);
         let want = scalar::F32x4::transpose(reference);
         assert!(got.iter().zip(&want).all(|(&g, &w)| same(g, w)));
+    }
+
+    /// Unpacking bit fields agrees with the scalar backend and with the definition,
+    /// for every rate, three- and four-lane masks, and fields reaching past bit 64.
+    #[test]
+    fn native_unpack_matches_the_definition() {
+        let mut word = 0x9e37_79b9_7f4a_7c15u64;
+        for b in 1u32..=24 {
+            let m = (1u32 << b) - 1;
+            for lanes in [[m, m, m, 0], [m; 4]] {
+                for _ in 0..64 {
+                    word = word.rotate_left(17).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1234_5678;
+                    let got = Native::unpack(word, b, Native::from_bits(lanes)).to_array().map(f32::to_bits);
+                    let reference =
+                        scalar::F32x4::unpack(word, b, scalar::F32x4::from_bits(lanes)).to_array().map(f32::to_bits);
+                    let want: [u32; 4] = core::array::from_fn(|i| {
+                        let field = word.checked_shr(i as u32 * b).unwrap_or(0) as u32;
+                        ((field & lanes[i]) as f32).to_bits()
+                    });
+                    assert_eq!(got, want, "word {word:#x} bits {b}");
+                    assert_eq!(reference, want, "word {word:#x} bits {b}");
+                }
+            }
+        }
     }
 }

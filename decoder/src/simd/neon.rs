@@ -68,6 +68,23 @@ impl Lanes for F32x4 {
         lanes(unsafe { vld1q_u32(q.as_ptr()) })
     }
     #[inline(always)]
+    fn unpack(word: u64, b: u32, mask: Self) -> Self {
+        let b = i64::from(b);
+        // SAFETY: NEON baseline; register-only intrinsics. `vshlq_u64` shifts each
+        // 64-bit lane by a signed count, negative counts shifting right (64 or more:
+        // zero, like `checked_shr`); `vuzp1q_u32` keeps the low 32 bits of each lane.
+        F32x4(unsafe {
+            let w = vdupq_n_u64(word);
+            let s01 = vshlq_u64(w, vcombine_s64(vcreate_s64(0), vcreate_s64(b.wrapping_neg() as u64)));
+            let s23 = vshlq_u64(
+                w,
+                vcombine_s64(vcreate_s64(b.wrapping_mul(-2) as u64), vcreate_s64(b.wrapping_mul(-3) as u64)),
+            );
+            let fields = vuzp1q_u32(vreinterpretq_u32_u64(s01), vreinterpretq_u32_u64(s23));
+            vcvtq_f32_u32(vandq_u32(fields, bits(mask.0)))
+        })
+    }
+    #[inline(always)]
     fn add(self, o: Self) -> Self {
         // SAFETY: NEON baseline; register-only intrinsic.
         F32x4(unsafe { vaddq_f32(self.0, o.0) })

@@ -57,6 +57,22 @@ impl Lanes for F32x4 {
         F32x4(unsafe { _mm_castsi128_ps(_mm_loadu_si128(q.as_ptr().cast::<__m128i>())) })
     }
     #[inline(always)]
+    fn unpack(word: u64, b: u32, mask: Self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsics. `_mm_srl_epi64` shifts the
+        // 64-bit lanes by the count in the low 64 bits of its second operand (zero for
+        // 64 or more, like `checked_shr`); only lane 0 (`word`) is used.
+        unsafe {
+            let w = _mm_cvtsi64_si128(word as i64);
+            let count = |n: u32| _mm_cvtsi32_si128(n as i32);
+            let s1 = _mm_srl_epi64(w, count(b));
+            let s2 = _mm_srl_epi64(w, count(b.wrapping_mul(2)));
+            let s3 = _mm_srl_epi64(w, count(b.wrapping_mul(3)));
+            // Low 32 bits of each: w, s1, s2, s3.
+            let fields = _mm_unpacklo_epi64(_mm_unpacklo_epi32(w, s1), _mm_unpacklo_epi32(s2, s3));
+            F32x4(_mm_cvtepi32_ps(_mm_and_si128(fields, _mm_castps_si128(mask.0))))
+        }
+    }
+    #[inline(always)]
     fn add(self, o: Self) -> Self {
         // SAFETY: SSE2 baseline; register-only intrinsic.
         F32x4(unsafe { _mm_add_ps(self.0, o.0) })
