@@ -40,7 +40,40 @@ pub struct Clip<'a> {
     pub(crate) animated_components: u32,
     /// Bytes of each segment's frame directory.
     pub(crate) frame_directory_len: u32,
+    /// Where each list's sub-tracks start ([`TrackList`] order), derived from the
+    /// counts once at validation rather than per pose.
+    pub(crate) starts: [ListStart; 4],
     pub(crate) metadata: Option<Metadata<'a>>,
+}
+
+/// Where one list's sub-tracks start among all sub-tracks of their class.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ListStart {
+    /// Components stored by the constant sub-tracks of the lists before it.
+    pub constant_components: u32,
+    /// Index, among the animated sub-tracks, of its first animated one.
+    pub animated_index: u32,
+    /// Components stored by the animated sub-tracks before its first animated one.
+    pub animated_components: u32,
+}
+
+impl ListStart {
+    /// The start of every list, from the sub-track counts of each bit set (at most
+    /// 3 × 65,535 sub-tracks of at most 4 components: the sums fit in u32).
+    fn all(counts: &[u32; BITSET_COUNT]) -> [ListStart; 4] {
+        let count =
+            |animated: bool, list: TrackList| counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0);
+        let mut starts = [ListStart::default(); 4];
+        let mut next = ListStart::default();
+        for (start, &list) in starts.iter_mut().zip(TrackList::ALL.iter()) {
+            *start = next;
+            let c = list.components();
+            next.constant_components = next.constant_components.saturating_add(count(false, list).saturating_mul(c));
+            next.animated_index = next.animated_index.saturating_add(count(true, list));
+            next.animated_components = next.animated_components.saturating_add(count(true, list).saturating_mul(c));
+        }
+        starts
+    }
 }
 
 impl<'a> Clip<'a> {
@@ -168,6 +201,7 @@ impl<'a> Clip<'a> {
             animated_count,
             animated_components,
             frame_directory_len: format::frame_directory_len(animated_count as usize) as u32,
+            starts: ListStart::all(&counts),
             metadata: None,
         };
         clip.validate_segments(work)?;
@@ -288,20 +322,22 @@ impl<'a> Clip<'a> {
         index.saturating_mul(3).saturating_add(index.clamp(start, end).saturating_sub(start))
     }
 
+    /// Where `list`'s sub-tracks start.
+    #[inline]
+    pub(crate) fn start(&self, list: TrackList) -> ListStart {
+        self.starts.get(list as usize).copied().unwrap_or_default()
+    }
+
     /// Index among the animated sub-tracks of the first one of `list`.
     #[inline]
     pub(crate) fn animated_start(&self, list: TrackList) -> u32 {
-        TrackList::ALL.iter().take_while(|&&l| l != list).map(|&l| self.count(true, l)).fold(0, u32::saturating_add)
+        self.start(list).animated_index
     }
 
     /// Components stored by the constant sub-tracks of the lists before `list`.
     #[inline]
     pub(crate) fn constant_components_before(&self, list: TrackList) -> u32 {
-        TrackList::ALL
-            .iter()
-            .take_while(|&&l| l != list)
-            .map(|&l| self.count(false, l).saturating_mul(l.components()))
-            .fold(0, u32::saturating_add)
+        self.start(list).constant_components
     }
 
     /// The class and list of the `kind` sub-track of `bone`.

@@ -205,8 +205,9 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         let bytes = clip.bytes;
         let [key0, key1] = keys;
         // Every span below is inside a section validation checked; nothing wraps.
-        let index = clip.animated_start(list) as usize;
-        let before = clip.animated_components_before(index as u32) as usize;
+        let start = clip.start(list);
+        let index = start.animated_index as usize;
+        let before = start.animated_components as usize;
         let ranges = span(bytes, clip.ranges_offset.wrapping_add(before << 3), count.wrapping_mul(C << 3));
         let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
         ListReader {
