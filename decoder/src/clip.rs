@@ -352,6 +352,13 @@ impl<'a> Clip<'a> {
         }
     }
 
+    /// The segment holding sample `sample` (below the sample count; validation
+    /// guarantees a segment length of at least 1 and at least one segment).
+    #[inline]
+    pub(crate) fn segment_of(&self, sample: u32) -> u32 {
+        sample.checked_div(u32::from(self.segment_len)).unwrap_or(0).min(self.segment_count.saturating_sub(1))
+    }
+
     /// The segment table entry of segment `index` (in range after validation): data
     /// offset, bits per key frame, key frames present.
     #[inline]

@@ -120,17 +120,21 @@ impl<'a> Sampler<'a> {
         // A weight of exactly 1 is the second key alone: decode it as the first.
         let (k0, alpha) = if alpha >= 1.0 { (k1, 0.0) } else { (k0, alpha) };
         self.alpha = alpha;
-        self.keys = [self.key(k0), self.key(k1)];
+        let clip = &self.clip;
+        let (segment0, segment1) = (clip.segment_of(k0), clip.segment_of(k1));
+        let entry0 = clip.segment(segment0);
+        // Both keys in one segment (most seeks): its table entry is read once.
+        let entry1 = if segment1 == segment0 { entry0 } else { clip.segment(segment1) };
+        self.keys = [self.key(k0, segment0, entry0), self.key(k1, segment1, entry1)];
     }
 
-    fn key(&self, sample: u32) -> Key {
+    /// Where key frame `sample` of `segment` (table entry `entry`: data offset, bits
+    /// per key frame, key frames present) is.
+    fn key(&self, sample: u32, segment: u32, entry: (usize, u32, u32)) -> Key {
         let clip = &self.clip;
-        // Validation guarantees segment_len ≥ 1 and segment_count ≥ 1; `sample` is at
-        // most sample_count − 1, so every value below is in range and nothing wraps.
-        let len = u32::from(clip.segment_len);
-        let segment = sample.checked_div(len).unwrap_or(0).min(clip.segment_count.saturating_sub(1));
-        let local = sample.saturating_sub(segment.wrapping_mul(len));
-        let (data_offset, frame_bits, present) = clip.segment(segment);
+        let (data_offset, frame_bits, present) = entry;
+        // `sample` is at most sample_count − 1 and lies in `segment`: nothing wraps.
+        let local = sample.saturating_sub(segment.wrapping_mul(u32::from(clip.segment_len)));
         // The key frame's place among the segment's stored frames (all of them in
         // version 2.0; later versions may leave holes).
         let stored = (present & (1u32 << (local & 31)).wrapping_sub(1)).count_ones();
