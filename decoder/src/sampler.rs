@@ -14,6 +14,9 @@ use crate::pose::pose;
 use crate::simd::{self, Native};
 use crate::transform::Transform;
 
+/// Bytes per cache line, the unit of [`Sampler::prefetch`].
+const LINE: usize = 64;
+
 /// Relative distance (4 ulps of 1.0) within which a position snaps to a sample.
 const SNAP_ULPS: f32 = 4.0 * f32::EPSILON;
 
@@ -126,6 +129,29 @@ impl<'a> Sampler<'a> {
         // Both keys in one segment (most seeks): its table entry is read once.
         let entry1 = if segment1 == segment0 { entry0 } else { clip.segment(segment1) };
         self.keys = [self.key(k0, segment0, entry0), self.key(k1, segment1, entry1)];
+        self.prefetch();
+    }
+
+    /// Starts loading what the next pose reads first, so that a clip out of the
+    /// caches pays for its misses in parallel rather than one after another: the
+    /// start of the track bit sets, constants and clip ranges, of the first key's
+    /// segment header, and of both keys' samples (the hardware prefetcher follows the
+    /// rest of each run of lines). Fourteen hints, none of them waiting for memory.
+    fn prefetch(&self) {
+        let clip = &self.clip;
+        let lines = |at: usize, count: usize| {
+            for i in 0..count {
+                simd::prefetch(clip.bytes, at.wrapping_add(i.wrapping_mul(LINE)));
+            }
+        };
+        lines(clip.lists.start(), 2);
+        lines(clip.constants_offset, 4);
+        lines(clip.ranges_offset, 2);
+        let [key0, key1] = &self.keys;
+        lines(key0.directory, 2);
+        for key in [key0, key1] {
+            lines((key.frame_bit >> 3) as usize, 2);
+        }
     }
 
     /// Where key frame `sample` of `segment` (table entry `entry`: data offset, bits

@@ -36,6 +36,12 @@ impl<'a> TrackLists<'a> {
         TrackLists { bytes, start, bones, set_len, directory: set_len.saturating_mul(BITSET_COUNT) }
     }
 
+    /// Offset of the section in the clip.
+    #[inline(always)]
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
     /// Offset in the clip of byte `at` of the section.
     #[inline(always)]
     fn at(&self, at: usize) -> usize {

@@ -46,6 +46,20 @@ pub const BACKEND: &str = if cfg!(target_arch = "x86_64") {
     "scalar"
 };
 
+/// Asks the memory system to bring the cache line holding `bytes[at]` closer (a hint:
+/// nothing happens when `at` is past the end or the target has no prefetch).
+#[inline(always)]
+pub(crate) fn prefetch(bytes: &[u8], at: usize) {
+    if let Some(byte) = bytes.get(at) {
+        #[cfg(target_arch = "x86_64")]
+        sse2::prefetch(byte);
+        #[cfg(target_arch = "aarch64")]
+        neon::prefetch(byte);
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        let _ = byte;
+    }
+}
+
 /// Four `f32` lanes `x, y, z, w`, and the operations the decoder needs on them.
 /// Every operation is exact IEEE-754 single precision, lane by lane, in the order
 /// written: the contract that makes every backend produce the same bits.

@@ -10,6 +10,16 @@ use glam::{Quat, Vec4};
 
 use super::Lanes;
 
+/// Prefetches the cache line holding `byte` into the level 1 data cache.
+#[inline(always)]
+pub(crate) fn prefetch(byte: &u8) {
+    // SAFETY: `prfm` is a hint that never faults and changes no architectural state
+    // (no memory written, no flags, no stack); the address is that of a live byte.
+    unsafe {
+        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) byte as *const u8, options(nostack, readonly, preserves_flags))
+    };
+}
+
 /// Four `f32` lanes in a NEON register.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
