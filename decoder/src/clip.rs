@@ -364,10 +364,11 @@ impl<'a> Clip<'a> {
     #[inline]
     pub(crate) fn segment(&self, index: u32) -> (usize, u32, u32) {
         let at = (index as usize).saturating_mul(SEGMENT_ENTRY_SIZE).saturating_add(self.segments_offset);
-        let offset = u32_at(self.bytes, at).unwrap_or(0) as usize;
-        let frame_bits = u32_at(self.bytes, at.saturating_add(4)).unwrap_or(0);
-        let present = u32_at(self.bytes, at.saturating_add(8)).unwrap_or(0);
-        (offset, frame_bits, present)
+        // One bounds check for the three words.
+        let entry = self.bytes.get(at..).and_then(|b| b.first_chunk::<12>()).copied().unwrap_or([0; 12]);
+        let [o0, o1, o2, o3, f0, f1, f2, f3, p0, p1, p2, p3] = entry;
+        let offset = u32::from_le_bytes([o0, o1, o2, o3]) as usize;
+        (offset, u32::from_le_bytes([f0, f1, f2, f3]), u32::from_le_bytes([p0, p1, p2, p3]))
     }
 
     /// Number of bones.

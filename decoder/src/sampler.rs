@@ -163,7 +163,10 @@ impl<'a> Sampler<'a> {
         let local = sample.saturating_sub(segment.wrapping_mul(u32::from(clip.segment_len)));
         // The key frame's place among the segment's stored frames (all of them in
         // version 2.0; later versions may leave holes).
-        let stored = (present & (1u32 << (local & 31)).wrapping_sub(1)).count_ones();
+        let below = (1u32 << (local & 31)).wrapping_sub(1);
+        // Every frame before it present (always in version 2.0): no population count,
+        // which is a long sequence on targets without a `popcnt` instruction.
+        let stored = if present & below == below { local & 31 } else { (present & below).count_ones() };
         let directory = data_offset;
         let rates = directory.wrapping_add(clip.frame_directory_len as usize);
         let segment_ranges = rates.wrapping_add(clip.animated_count as usize);
