@@ -8,7 +8,7 @@
 
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
-use crate::decode::{floats, key_value, lerp, Rate, Rotations, SegmentRange};
+use crate::decode::{finish_rotation, floats, key_value, lerp, Rate, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
 use crate::pose::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::sampler::Key;
@@ -49,13 +49,10 @@ fn from(bytes: &[u8], at: usize) -> &[u8] {
     bytes.get(at..).unwrap_or(&[])
 }
 
-/// Finishes a single rotation (`C` = 3: `w` rebuilt) as the pose does.
+/// Finishes a single rotation (`C` = 3: `w` rebuilt) to the bits the pose gives.
 #[inline(always)]
 fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
-    let mut batch = Rotations::<V>::new();
-    batch.push(0, q0, q1);
-    let [q, ..] = batch.finish(C == 3, alpha);
-    q
+    finish_rotation(C == 3, q0, q1, alpha)
 }
 
 /// The constant sub-track of `bone` in list `L` (`C` components).

@@ -217,46 +217,6 @@ pub(crate) fn flat<V: Lanes>(segment: Option<&SegmentRange<V>>, min: V, extent: 
     n.mul(extent).add(min)
 }
 
-/// Up to four rotations being finished together.
-pub(crate) struct Rotations<V: Lanes> {
-    /// Key 0 and key 1 of each, `x, y, z, w` (w zero when it is to be rebuilt).
-    keys: [[V; 4]; 2],
-    /// The bone each belongs to.
-    pub bones: [usize; 4],
-    /// How many of the four are in use.
-    pub len: usize,
-}
-
-impl<V: Lanes> Rotations<V> {
-    pub(crate) fn new() -> Self {
-        Rotations { keys: [[V::splat(0.0); 4]; 2], bones: [0; 4], len: 0 }
-    }
-
-    /// Adds a rotation; true when the batch is full.
-    #[inline(always)]
-    pub(crate) fn push(&mut self, bone: usize, q0: V, q1: V) -> bool {
-        let [k0, k1] = &mut self.keys;
-        if let (Some(a), Some(b), Some(slot)) =
-            (k0.get_mut(self.len), k1.get_mut(self.len), self.bones.get_mut(self.len))
-        {
-            *a = q0;
-            *b = q1;
-            *slot = bone;
-            self.len = self.len.wrapping_add(1);
-        }
-        self.len >= 4
-    }
-
-    /// The finished rotations (in the order pushed; lanes past `len` are meaningless):
-    /// see [`finish_rotations`].
-    #[inline(always)]
-    pub(crate) fn finish(&mut self, rebuild: bool, alpha: f32) -> [V; 4] {
-        self.len = 0;
-        let [k0, k1] = self.keys;
-        V::transpose(finish_rotations(rebuild, V::transpose(k0), V::transpose(k1), alpha))
-    }
-}
-
 /// Rotations finished lane by lane, given as one vector per component (`x`, `y`,
 /// `z`, `w` of key 0 in `k0`, of key 1 in `k1`): `w` rebuilt when `rebuild` (the
 /// given `w` is then ignored), key 1 negated where the dot product is negative,
@@ -290,6 +250,47 @@ pub(crate) fn finish_rotations<V: Lanes>(rebuild: bool, k0: [V; 4], k1: [V; 4], 
         V::select(ok, z.mul(inv), zero),
         V::select(ok, w.mul(inv), V::splat(1.0)),
     ]
+}
+
+/// One rotation finished exactly as [`finish_rotations`] finishes each of its lanes
+/// (the same IEEE operations in the same order, so the same bits), for a single
+/// bone: `q0`, `q1` are key 0 and key 1 as `x, y, z, w` (`w` ignored and rebuilt
+/// when `rebuild`), and no transposes are needed. The sums across components run
+/// on scalars, in the order the four-lane version adds its vectors.
+#[inline(always)]
+pub(crate) fn finish_rotation<V: Lanes>(rebuild: bool, q0: V, q1: V, alpha: f32) -> V {
+    let sqrt = |v: f32| {
+        let [r, ..] = V::splat(v).sqrt().to_array();
+        r
+    };
+    let key = |q: V| {
+        let [x, y, z, w] = q.to_array();
+        if rebuild {
+            let t = 1.0 - ((x * x + y * y) + z * z);
+            // `t > 0` is false for NaN: 0, as the lane-wise mask gives.
+            [x, y, z, if t > 0.0 { sqrt(t) } else { 0.0 }]
+        } else {
+            [x, y, z, w]
+        }
+    };
+    let [x0, y0, z0, w0] = key(q0);
+    let q = if alpha == 0.0 {
+        [x0, y0, z0, w0]
+    } else {
+        let [x1, y1, z1, w1] = key(q1);
+        let dot = ((x0 * x1 + y0 * y1) + z0 * z1) + w0 * w1;
+        let flip = if dot < 0.0 { 0x8000_0000 } else { 0 };
+        let lerp = |v0: f32, v1: f32| v0 + (f32::from_bits(v1.to_bits() ^ flip) - v0) * alpha;
+        [lerp(x0, x1), lerp(y0, y1), lerp(z0, z1), lerp(w0, w1)]
+    };
+    let [x, y, z, w] = q;
+    let d = ((x * x + y * y) + z * z) + w * w;
+    if d > 0.0 && d < f32::INFINITY {
+        let inv = 1.0 / sqrt(d);
+        V::from_bits([x * inv, y * inv, z * inv, w * inv].map(f32::to_bits))
+    } else {
+        V::from_bits([0.0f32, 0.0, 0.0, 1.0].map(f32::to_bits))
+    }
 }
 
 /// `w = sqrt(1 − ((x·x + y·y) + z·z))` where that argument is positive, else 0.
