@@ -77,8 +77,8 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
     let at = clip.constants_offset.wrapping_add((clip.constant_components_before(list) as usize) << 2);
     let len = (clip.count(false, list) as usize).wrapping_mul(C << 2);
     let stored = span(clip.bytes, at, len);
-    let mut bones = clip.lists.bones(bitset_index(false, list));
     if list.kind() == SubTrackKind::Rotation {
+        let mut bones = clip.lists.bones(bitset_index(false, list));
         // Four values stored back to back load as one vector per component: no
         // gather, no transpose on the way in.
         let mut groups = stored.chunks_exact(C << 4);
@@ -99,11 +99,14 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
             constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
         }
     } else {
-        for (bone, value) in bones.zip(stored.chunks_exact(C << 2)) {
-            if let Some(t) = out.get_mut(bone) {
+        let mut values = stored.chunks_exact(C << 2);
+        clip.lists.for_each_bone(bitset_index(false, list), |bone| match (values.next(), out.get_mut(bone)) {
+            (Some(value), Some(t)) => {
                 write::<V, L>(floats::<V, C>(value), t);
+                true
             }
-        }
+            _ => false,
+        });
     }
 }
 
@@ -143,8 +146,8 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
         return;
     }
     let mut reader = ListReader::<V, C, RANGED, SAME>::new(clip, list, count, keys, alpha, *bits);
-    let mut bones = clip.lists.bones(bitset_index(true, list));
     if list.kind() == SubTrackKind::Rotation {
+        let mut bones = clip.lists.bones(bitset_index(true, list));
         // Four at a time, held in registers: both key values of each, then the four
         // finished together. Slots past the list's end name no bone (`usize::MAX`),
         // so nothing is written for them.
@@ -167,12 +170,13 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
             }
         }
     } else {
-        for bone in bones {
+        clip.lists.for_each_bone(bitset_index(true, list), |bone| {
             let (v0, v1) = reader.next();
             if let Some(t) = out.get_mut(bone) {
                 write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
             }
-        }
+            true
+        });
     }
     *bits = [reader.bit0, reader.bit1];
 }

@@ -92,6 +92,24 @@ impl<'a> TrackLists<'a> {
         Bones { lists: self, index, word: 0, base: 0, next: 0, words: self.words() }
     }
 
+    /// Calls `f` with each bone of bit set `index`, ascending, until it returns
+    /// `false`: a word at a time, one bit scan per bone (a tighter loop than the
+    /// [`Bones`] iterator where nothing else has to advance in step).
+    #[inline(always)]
+    pub(crate) fn for_each_bone(&self, index: usize, mut f: impl FnMut(usize) -> bool) {
+        for w in 0..self.words() {
+            let mut word = self.word(index, w);
+            let base = w.wrapping_mul(64);
+            while word != 0 {
+                let bone = base.wrapping_add(word.trailing_zeros() as usize);
+                word &= word.wrapping_sub(1);
+                if !f(bone) {
+                    return;
+                }
+            }
+        }
+    }
+
     /// Is `bone` in bit set `index`?
     #[inline(always)]
     pub(crate) fn contains(&self, index: usize, bone: usize) -> bool {
