@@ -148,8 +148,8 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
     let mut reader = ListReader::<V, C, RANGED, SAME>::new(clip, list, count, keys, alpha, *bits);
     if list.kind() == SubTrackKind::Rotation {
         let mut bones = clip.lists.bones(bitset_index(true, list));
-        // Four at a time, held in registers: both key values of each, then the four
-        // finished together. Slots past the list's end name no bone (`usize::MAX`),
+        // Four at a time, as plain values (no batch in memory): both key values of
+        // each, then the four finished together. Slots past the list's end name no bone (`usize::MAX`),
         // so nothing is written for them.
         let zero = V::splat(0.0);
         let mut left = count;
