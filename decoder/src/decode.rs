@@ -57,30 +57,29 @@ const MASKS: [u32; 32] = {
     t
 };
 
-/// [`MASKS`] in the first three lanes (rates of three-component sub-tracks): one
-/// 16-byte load per sub-track.
+/// [`MASKS`] in the first `lanes` lanes, zero in the others: one 16-byte load per
+/// sub-track gives the mask of all its components.
+// Evaluated at compile time: an index out of range would fail the build, not panic.
 #[allow(clippy::indexing_slicing)]
-const LANE_MASKS3: [[u32; 4]; 32] = {
+const fn lane_masks(lanes: usize) -> [[u32; 4]; 32] {
     let mut t = [[0u32; 4]; 32];
     let mut b = 0;
     while b < 32 {
-        t[b] = [MASKS[b], MASKS[b], MASKS[b], 0];
+        let mut lane = 0;
+        while lane < lanes {
+            t[b][lane] = MASKS[b];
+            lane += 1;
+        }
         b += 1;
     }
     t
-};
+}
 
-/// [`MASKS`] in all four lanes (rates of four-component sub-tracks).
-#[allow(clippy::indexing_slicing)]
-const LANE_MASKS4: [[u32; 4]; 32] = {
-    let mut t = [[0u32; 4]; 32];
-    let mut b = 0;
-    while b < 32 {
-        t[b] = [MASKS[b]; 4];
-        b += 1;
-    }
-    t
-};
+/// Masks of three-component sub-tracks (translations, scales, rotations without `w`).
+const LANE_MASKS3: [[u32; 4]; 32] = lane_masks(3);
+
+/// Masks of four-component sub-tracks.
+const LANE_MASKS4: [[u32; 4]; 32] = lane_masks(4);
 
 /// [`MASKS`] as `f32` (exact up to 24 bits, the widest quantised rate).
 #[allow(clippy::indexing_slicing)]
