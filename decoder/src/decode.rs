@@ -59,8 +59,9 @@ const MASKS: [u32; 32] = {
 
 /// [`MASKS`] in the first `lanes` lanes, zero in the others: one 16-byte load per
 /// sub-track gives the mask of all its components.
-// Evaluated at compile time: an index out of range would fail the build, not panic.
-#[allow(clippy::indexing_slicing)]
+// Only evaluated at compile time (the two tables below): an index out of range or an
+// overflow would fail the build, not panic.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 const fn lane_masks(lanes: usize) -> [[u32; 4]; 32] {
     let mut t = [[0u32; 4]; 32];
     let mut b = 0;
