@@ -110,6 +110,33 @@ def blink():
     return clip("blink", n, rate, bones, tracks)
 
 
+def cycle():
+    """A walk cycle in place that loops: 41 samples, the last a copy of the first (every
+    value is a function of `i % 40`). Compressed with the default `--loop auto` it wraps:
+    40 samples stored in two segments, so the last interval runs from the last segment
+    back to the first."""
+    n, rate, period = 41, 30, 40
+    phase = [2 * math.pi * (i % period) / period for i in range(n)]
+    bones = [("root", "", 10.0), ("hips", "root", 5.0), ("thigh_l", "hips", 5.0), ("shin_l", "thigh_l", 5.0),
+             ("thigh_r", "hips", 5.0), ("shin_r", "thigh_r", 5.0), ("tail", "hips", 3.0)]
+    tracks = [
+        ("root", {"translations": [[0.0, 0.0, 0.0]] * n}),
+        ("hips", {"rotations": [quat([0, 1, 0], 0.15 * math.sin(a)) for a in phase],
+                  "translations": [[0.0, 95.0 + 1.5 * math.cos(2 * a), 0.0] for a in phase]}),
+        ("thigh_l", {"rotations": [quat([1, 0, 0], 0.5 * math.sin(a)) for a in phase],
+                     "translations": [[10.0, -5.0, 0.0]] * n}),
+        ("shin_l", {"rotations": [quat([1, 0, 0], 0.4 - 0.4 * math.cos(a)) for a in phase],
+                    "translations": [[0.0, -45.0, 0.0]] * n}),
+        ("thigh_r", {"rotations": [quat([1, 0, 0], -0.5 * math.sin(a)) for a in phase],
+                     "translations": [[-10.0, -5.0, 0.0]] * n}),
+        ("shin_r", {"rotations": [quat([1, 0, 0], 0.4 + 0.4 * math.cos(a)) for a in phase],
+                    "translations": [[0.0, -45.0, 0.0]] * n}),
+        ("tail", {"rotations": [quat([0, 0, 1], 0.3 * math.sin(3 * a)) for a in phase],
+                  "translations": [[0.0, 0.0, -12.0]] * n}),
+    ]
+    return clip("cycle", n, rate, bones, tracks)
+
+
 if __name__ == "__main__":
     with open("examples/wave.acl.sjson", "w") as f:
         f.write(wave())
@@ -119,3 +146,5 @@ if __name__ == "__main__":
         f.write(edges())
     with open("examples/blink.acl.sjson", "w") as f:
         f.write(blink())
+    with open("examples/cycle.acl.sjson", "w") as f:
+        f.write(cycle())

@@ -9,8 +9,8 @@ use zerocopy::FromBytes;
 use crate::bytes::{aligned_section, f32_at, u32_at};
 use crate::error::{Error, Section};
 use crate::format::{
-    self, ClipHeader, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT,
-    BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, KNOWN_FLAGS, MAGIC, MAX_BONES,
+    self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ADDITIVE_NONE, ALIGNMENT,
+    BITSET_COUNT, BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES,
     MAX_SAMPLES, MAX_SEGMENT_LEN, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::metadata::Metadata;
@@ -25,6 +25,7 @@ pub struct Clip<'a> {
     pub(crate) bone_count: u32,
     pub(crate) sample_count: u32,
     pub(crate) sample_rate: f32,
+    pub(crate) looping: Looping,
     pub(crate) segment_count: u32,
     pub(crate) segment_len: u8,
     /// The bone bit sets of the sub-track lists.
@@ -119,9 +120,11 @@ impl<'a> Clip<'a> {
             .ok_or(Error::Truncated { needed: u64::from(total), available: bytes.len() as u64 })?;
 
         let flags = header.flags.get();
-        if flags & !KNOWN_FLAGS != 0 {
-            return Err(Error::UnknownFlags(flags & !KNOWN_FLAGS));
+        let known = format::known_flags(minor);
+        if flags & !known != 0 {
+            return Err(Error::UnknownFlags(flags & !known));
         }
+        let looping = Looping::from_flags(flags);
         if header.kind != KIND_TRANSFORMS {
             return Err(Error::UnsupportedKind(header.kind));
         }
@@ -148,7 +151,7 @@ impl<'a> Clip<'a> {
         // A rate so small that the clip's duration overflows `f32` (a subnormal rate,
         // say) would put every sample after the first at t = ∞: refused, so that every
         // sample time `i / sample_rate` a player computes is finite.
-        let duration = format::duration(sample_count, sample_rate);
+        let duration = format::duration(sample_count, sample_rate, looping);
         if !(sample_rate.is_finite() && sample_rate > 0.0 && duration.is_finite()) {
             return Err(Error::BadSampleRate);
         }
@@ -191,6 +194,7 @@ impl<'a> Clip<'a> {
             bone_count,
             sample_count,
             sample_rate,
+            looping,
             segment_count,
             segment_len,
             lists,
@@ -375,17 +379,29 @@ impl<'a> Clip<'a> {
     pub fn bone_count(&self) -> u32 {
         self.bone_count
     }
-    /// Number of samples of the original clip.
+    /// Number of stored samples (key frames). A clamped clip stores every sample of
+    /// its source; a wrapping one all but the last, which repeated the first.
     pub fn sample_count(&self) -> u32 {
         self.sample_count
+    }
+    /// Number of samples of the source clip: [`Clip::sample_count`], plus one for a
+    /// wrapping loop (the repeated first sample at the duration). Decoding at
+    /// `i / sample_rate` for every `i` below it reproduces the source sample by sample.
+    pub fn source_sample_count(&self) -> u32 {
+        format::intervals(self.sample_count, self.looping).saturating_add(1)
     }
     /// Samples per second.
     pub fn sample_rate(&self) -> f32 {
         self.sample_rate
     }
-    /// Duration in seconds: `(sample_count - 1) / sample_rate` (0 for a static pose).
+    /// How playback treats the clip's ends: clamp or wrap.
+    pub fn looping(&self) -> Looping {
+        self.looping
+    }
+    /// Duration in seconds: `(sample_count - 1) / sample_rate` when the clip clamps (0
+    /// for a static pose), `sample_count / sample_rate` when it wraps.
     pub fn duration(&self) -> f32 {
-        format::duration(self.sample_count, self.sample_rate)
+        format::duration(self.sample_count, self.sample_rate, self.looping)
     }
     /// Number of segments.
     pub fn segment_count(&self) -> u32 {

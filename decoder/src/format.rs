@@ -13,8 +13,10 @@ pub const MAGIC: [u8; 4] = *b"OSSA";
 /// The major version this crate reads and writes. Other majors are refused.
 pub const VERSION_MAJOR: u16 = 2;
 /// The newest minor version this crate knows. Newer minors are refused too, because a
-/// minor version may add data this decoder would silently ignore.
-pub const VERSION_MINOR: u16 = 0;
+/// minor version may add data this decoder would silently ignore. 2.1 adds wrapping
+/// loops ([`FLAG_LOOP_WRAP`]); the encoder writes 2.0 when a clip uses nothing newer,
+/// so that a 2.0 runtime still reads it.
+pub const VERSION_MINOR: u16 = 1;
 
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
 /// a multiple of it, so clips packed back to back stay aligned.
@@ -38,11 +40,54 @@ pub const MAX_SAMPLES: u32 = 1 << 24;
 
 /// Header flag: an optional metadata section (names, parents, bind pose…) is present.
 pub const FLAG_HAS_METADATA: u32 = 1 << 0;
-/// Header flag (reserved for a later minor version): playback wraps from the last
-/// sample to the first. Refused by a 2.0 decoder.
+/// Header flag (2.1): the clip loops by wrapping. Its repeated last sample is not
+/// stored, and playback interpolates from the last stored sample back to the first
+/// ([`Looping::Wrap`]).
 pub const FLAG_LOOP_WRAP: u32 = 1 << 1;
-/// The flags a 2.0 decoder understands.
-pub const KNOWN_FLAGS: u32 = FLAG_HAS_METADATA;
+
+/// The flags a decoder of minor version `minor` understands: a file may not use a
+/// flag its own version does not define.
+#[inline]
+pub const fn known_flags(minor: u16) -> u32 {
+    if minor >= 1 {
+        FLAG_HAS_METADATA | FLAG_LOOP_WRAP
+    } else {
+        FLAG_HAS_METADATA
+    }
+}
+
+/// How a clip's playback treats its ends (seed 000).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Looping {
+    /// Both the first and the last sample are stored; sampling never interpolates
+    /// between them, and the duration is `(sample_count - 1) / sample_rate`.
+    #[default]
+    Clamp,
+    /// The last sample (a repeat of the first) is not stored: after the last stored
+    /// sample, playback interpolates back to the first, and the duration is
+    /// `sample_count / sample_rate` (one more interval than clamp).
+    Wrap,
+}
+
+impl Looping {
+    /// The looping mode of a header's flags.
+    #[inline]
+    pub const fn from_flags(flags: u32) -> Looping {
+        if flags & FLAG_LOOP_WRAP != 0 {
+            Looping::Wrap
+        } else {
+            Looping::Clamp
+        }
+    }
+
+    /// Its name in tools' output: `"clamp"` or `"wrap"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Looping::Clamp => "clamp",
+            Looping::Wrap => "wrap",
+        }
+    }
+}
 
 /// `ClipHeader::kind`: a clip of bone transforms (rotation, translation, scale).
 pub const KIND_TRANSFORMS: u8 = 0;
@@ -57,12 +102,23 @@ pub const MAX_QUANTIZED_BITS: u8 = 24;
 /// The bit rate meaning "raw IEEE-754 single precision, no range reduction".
 pub const RAW_BITS: u8 = 32;
 
-/// Duration in seconds of a clip of `sample_count` samples at `sample_rate`, as every
-/// reader computes it: `(sample_count - 1) / sample_rate` in `f32` (0 for a single
-/// sample). A header whose duration is not finite is invalid.
+/// The number of sample intervals a clip of `sample_count` stored samples plays:
+/// `sample_count - 1` when it clamps, `sample_count` when it wraps (the interval from
+/// the last stored sample back to the first).
 #[inline]
-pub fn duration(sample_count: u32, sample_rate: f32) -> f32 {
-    sample_count.saturating_sub(1) as f32 / sample_rate
+pub const fn intervals(sample_count: u32, looping: Looping) -> u32 {
+    match looping {
+        Looping::Clamp => sample_count.saturating_sub(1),
+        Looping::Wrap => sample_count,
+    }
+}
+
+/// Duration in seconds of a clip of `sample_count` stored samples at `sample_rate`, as
+/// every reader computes it: [`intervals`] converted to `f32`, divided by the rate
+/// (0 for a single clamped sample). A header whose duration is not finite is invalid.
+#[inline]
+pub fn duration(sample_count: u32, sample_rate: f32, looping: Looping) -> f32 {
+    intervals(sample_count, looping) as f32 / sample_rate
 }
 
 /// Is `bits` a bit rate the format allows?
@@ -97,7 +153,8 @@ pub struct ClipHeader {
     pub reserved0: u8,
     /// Number of bones (transform tracks).
     pub bone_count: U32,
-    /// Number of samples in the original clip (at least 1).
+    /// Number of stored samples (at least 1): the original clip's, less the repeated
+    /// last sample of a wrapping loop.
     pub sample_count: U32,
     /// Samples per second (finite, > 0).
     pub sample_rate: F32,

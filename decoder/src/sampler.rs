@@ -10,6 +10,7 @@
 use crate::bone;
 use crate::clip::Clip;
 use crate::error::Error;
+use crate::format::Looping;
 use crate::pose::pose;
 use crate::simd::{self, Native};
 use crate::transform::Transform;
@@ -87,21 +88,37 @@ impl<'a> Sampler<'a> {
 
     /// Moves to `time` seconds. Times outside `[0, duration]` are clamped (NaN reads
     /// as 0); `rounding` chooses between interpolating and snapping to a sample.
+    ///
+    /// A wrapping clip interpolates from its last stored sample back to its first over
+    /// the last interval, and decodes the first sample at exactly the duration (and,
+    /// clamped, past it): the sample its source repeated there.
     pub fn seek(&mut self, time: f32, rounding: Rounding) {
         // Validation guarantees at least one sample.
         let last = self.clip.sample_count.saturating_sub(1);
+        let wrap = self.clip.looping == Looping::Wrap;
+        // The last position: the last sample, or one interval past it when wrapping.
+        let end = if wrap { self.clip.sample_count } else { last };
         let position = time * self.clip.sample_rate;
         // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
-        let position = position.max(0.0).min(last as f32);
+        let position = position.max(0.0).min(end as f32);
         // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
         // residue is a visible fraction of a sample. Times within a few ulps of a sample
         // are that sample.
         let nearest = libm::roundf(position);
         let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
-        let k0 = (position as u32).min(last);
-        let k1 = if k0 < last { k0.wrapping_add(1) } else { last };
+        let k0 = (position as u32).min(end);
         let fraction = position - k0 as f32;
-        let fraction = if k0 == k1 { 0.0 } else { fraction.clamp(0.0, 1.0) };
+        let (k0, k1, fraction) = if k0 < last {
+            (k0, k0.wrapping_add(1), fraction.clamp(0.0, 1.0))
+        } else if wrap && k0 == last {
+            // The last interval of a wrapping loop: back to the first sample.
+            (k0, 0, fraction.clamp(0.0, 1.0))
+        } else {
+            // The last sample of a clamped clip, or the end of a wrapping one, which
+            // is its first sample again.
+            let k = if wrap { 0 } else { last };
+            (k, k, 0.0)
+        };
         let alpha = match rounding {
             Rounding::None => fraction,
             Rounding::Floor => 0.0,

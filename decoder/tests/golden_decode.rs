@@ -31,7 +31,7 @@ fn line(out: &mut String, time: f32, mode: &str, bone: usize, t: &Transform) {
 fn golden_values_decode_bit_for_bit() {
     // Under Miri, one file and every expected line of it; natively, all of them.
     let names: &[&str] =
-        if cfg!(miri) { &["pose"] } else { &["pose", "wave", "edges", "blink", "unnormalised", "degenerate"] };
+        if cfg!(miri) { &["pose"] } else { &["pose", "wave", "edges", "blink", "unnormalised", "degenerate", "cycle"] };
     for name in names {
         let (buf, len) = golden(&format!("{name}.ossa"));
         let clip = Clip::from_bytes_verified(&buf.0[..len]).unwrap();
@@ -92,7 +92,7 @@ fn single_byte_corruptions_are_refused_or_sample_safely() {
 /// this one needs no encoder, so it also runs on aarch64 under qemu.)
 #[test]
 fn native_backend_matches_the_scalar_reference_on_golden_files() {
-    for name in ["pose", "wave"] {
+    for name in ["pose", "wave", "cycle"] {
         let (buf, len) = golden(&format!("{name}.ossa"));
         let clip = Clip::from_bytes(&buf.0[..len]).unwrap();
         let mut sampler = Sampler::new(clip);

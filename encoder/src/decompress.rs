@@ -7,12 +7,13 @@ use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use crate::measure::sample_time;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
 
-/// Decodes every sample of `clip`. Bone names, parents, shell distances and the bind
+/// Decodes every sample of `clip`'s source (a wrapping loop's repeated last sample
+/// included, decoded at the duration as its first). Bone names, parents, shell distances and the bind
 /// pose come from the metadata section; without it bones are named by index
 /// (`bone_0`, …), have no parents, and a shell distance of 3.
 pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_decoder::Error> {
     let count = clip.bone_count() as usize;
-    let samples = clip.sample_count() as usize;
+    let samples = clip.source_sample_count() as usize;
     let (name, bones) = skeleton(clip, default_name);
     let mut tracks = vec![
         BoneTrack {
@@ -107,7 +108,7 @@ pub fn write_text_within<W: std::io::Write>(
     budget: usize,
 ) -> Result<W, WriteTextError> {
     let (name, bones) = skeleton(clip, default_name);
-    let samples = clip.sample_count() as usize;
+    let samples = clip.source_sample_count() as usize;
     let mut w = crate::acl_text::TextWriter::new(out);
     w.header(&name, samples, f64::from(clip.sample_rate()))?;
     w.bones(&bones)?;

@@ -24,5 +24,5 @@ pub mod raw_clip;
 pub mod sjson;
 
 pub use aligned::AlignedBytes;
-pub use compress::{compress, CompressError, Compressed, Settings};
+pub use compress::{compress, CompressError, Compressed, LoopSetting, Settings};
 pub use raw_clip::{Bone, BoneTrack, ClipError, RawClip, RawTransform};

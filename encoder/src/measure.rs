@@ -47,6 +47,9 @@ pub struct ErrorStats {
     pub worst: Option<(usize, usize)>,
     /// Largest error in each segment.
     pub segment_max: Vec<f64>,
+    /// For a wrapping loop, the largest error at its source's last sample, which is
+    /// not stored and decodes as the first: how far the loop is from closing.
+    pub loop_end_error: Option<f64>,
 }
 
 /// The time of original sample `i`, as a player would compute it.
@@ -55,7 +58,18 @@ pub fn sample_time(i: usize, sample_rate: f32) -> f32 {
 }
 
 /// Decodes `bytes` at every sample and measures against `reference`.
-pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<ErrorStats, MeasureError> {
+///
+/// For a wrapping loop, `bound_loop_end` says whether the source's last sample (not
+/// stored: it decodes as the first) counts in the statistics like the others, as it
+/// does when the loop closes within the precision; otherwise (wrapping was forced on
+/// a clip whose ends differ) its error is only reported, in
+/// [`ErrorStats::loop_end_error`].
+pub fn measure(
+    bytes: &[u8],
+    reference: &Reference,
+    precision: f64,
+    bound_loop_end: bool,
+) -> Result<ErrorStats, MeasureError> {
     let clip = Clip::from_bytes(bytes)?;
     let bones = reference.bone_count;
     let mut sampler = Sampler::new(clip);
@@ -74,7 +88,12 @@ pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<Er
     for s in 0..reference.sample_count {
         sampler.seek(sample_time(s, clip.sample_rate()), Rounding::None);
         sampler.decompress_pose(&mut pose)?;
-        let segment = ((s as u32) / u32::from(clip.segment_len())).min(clip.segment_count() - 1) as usize;
+        // The stored key frame this sample decodes from: itself, except the last
+        // sample of a wrapping loop, which is the first again.
+        let stored = (s as u32) < clip.sample_count();
+        let key = if stored { s as u32 } else { 0 };
+        let segment = (key / u32::from(clip.segment_len())).min(clip.segment_count() - 1) as usize;
+        let counted = stored || bound_loop_end;
         for b in 0..bones {
             let t = &pose[b];
             let local = Affine::from_parts(
@@ -87,6 +106,12 @@ pub fn measure(bytes: &[u8], reference: &Reference, precision: f64) -> Result<Er
                 None => local,
             };
             let e = reference.error(s, b, &object[b]);
+            if !stored {
+                stats.loop_end_error = Some(stats.loop_end_error.unwrap_or(0.0).max(e));
+            }
+            if !counted {
+                continue;
+            }
             if e > stats.max_error || stats.worst.is_none() {
                 stats.max_error = stats.max_error.max(e);
                 stats.worst = Some((b, s));

@@ -337,7 +337,7 @@ pub fn sample_rate_problem(rate: f64, samples: usize) -> Option<String> {
         return Some(format!("sample_rate {shown} is too small for single precision (it rounds to 0)"));
     }
     let count = u32::try_from(samples).unwrap_or(u32::MAX);
-    if !format::duration(count, rate32).is_finite() {
+    if !format::duration(count, rate32, format::Looping::Clamp).is_finite() {
         return Some(format!(
             "sample_rate {shown} is too small: {samples} samples at that rate last longer than single precision can count"
         ));

@@ -1,13 +1,14 @@
 //! The encoder on arbitrary raw clips: NaN, infinities, huge and tiny values,
 //! degenerate quaternions, 0 and 1 samples, deep and wide hierarchies, several
 //! roots. Either a clear error, or output that validates and decodes within the
-//! precision at every sample of every bone.
+//! precision at every sample of every bone, clamped, wrapped or either (`auto`, on
+//! clips closed into loops too).
 #![no_main]
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use ossa_encoder::compress::reference::Reference;
-use ossa_encoder::{compress, Bone, BoneTrack, CompressError, RawClip, RawTransform, Settings};
+use ossa_encoder::{compress, Bone, BoneTrack, CompressError, LoopSetting, RawClip, RawTransform, Settings};
 
 /// Numbers that break things, or any f64.
 fn number(u: &mut Unstructured) -> Result<f64> {
@@ -64,16 +65,36 @@ fn clip(u: &mut Unstructured) -> Result<(RawClip, f64)> {
     Ok((RawClip { name: "fuzz".into(), sample_rate, sample_count: samples, bones, tracks }, precision))
 }
 
+/// The looping setting, and the clip closed into a loop (its first sample appended
+/// as its last) one time in three, so that `auto` wraps it.
+fn looping(u: &mut Unstructured, raw: &mut RawClip) -> Result<LoopSetting> {
+    if u.ratio(1, 3)? && raw.sample_count > 0 {
+        raw.sample_count += 1;
+        for t in &mut raw.tracks {
+            t.rotations.extend(t.rotations.first().copied());
+            t.translations.extend(t.translations.first().copied());
+            t.scales.extend(t.scales.first().copied());
+        }
+    }
+    Ok([LoopSetting::Auto, LoopSetting::Clamp, LoopSetting::Wrap][usize::from(u.int_in_range(0..=2u8)?)])
+}
+
 fuzz_target!(|data: &[u8]| {
-    let Ok((raw, precision)) = clip(&mut Unstructured::new(data)) else { return };
-    match compress(&raw, &Settings { precision, ..Settings::default() }) {
+    let mut u = Unstructured::new(data);
+    let Ok((mut raw, precision)) = clip(&mut u) else { return };
+    let Ok(looping) = looping(&mut u, &mut raw) else { return };
+    match compress(&raw, &Settings { precision, looping, ..Settings::default() }) {
         Ok(out) => {
             let clip = ossa_decoder::Clip::from_bytes_verified(&out.bytes).expect("output validates");
             assert_eq!(clip.bone_count() as usize, raw.bones.len());
             let mut valid = raw.clone();
             valid.validate().expect("compressed clips are valid");
             let reference = Reference::new(&valid).expect("the fuzzer's clips are small");
-            let errors = ossa_encoder::measure::measure(&out.bytes, &reference, precision).expect("output decodes");
+            // A forced wrap holds the bound at the stored samples; `auto` wraps only a
+            // loop that closes, and holds it at the dropped last sample too.
+            let bound_end = looping != LoopSetting::Wrap;
+            let errors =
+                ossa_encoder::measure::measure(&out.bytes, &reference, precision, bound_end).expect("output decodes");
             assert!(errors.max_error <= precision, "error {} above precision {precision}", errors.max_error);
         }
         Err(CompressError::Internal(e)) => panic!("internal error: {e}"),

@@ -29,7 +29,9 @@ struct Golden {
 /// constant rotation whose stored `x, y, z` have a norm above 1, which only a decoder
 /// that normalises constants decodes right (the encoder itself stores unit rotations,
 /// where normalising changes no bit); `degenerate` is `edges` with rotations whose
-/// `d` (the squared norm) is infinite or NaN, which must decode to the identity.
+/// `d` (the squared norm) is infinite or NaN, which must decode to the identity;
+/// `cycle` loops, so the default `--loop auto` wraps it (format 2.1): its last interval
+/// runs from the last segment back to the first.
 fn golden() -> Vec<Golden> {
     let plain = |name, settings| Golden { name, source: name, settings, patch: None };
     vec![
@@ -37,6 +39,7 @@ fn golden() -> Vec<Golden> {
         plain("pose", Settings::default()),
         plain("edges", Settings { precision: 0.0001, segment_len: 7, ..Settings::default() }),
         plain("blink", Settings::default()),
+        plain("cycle", Settings::default()),
         Golden { name: "unnormalised", source: "pose", settings: Settings::default(), patch: Some(unnormalise) },
         Golden {
             name: "degenerate",
@@ -105,8 +108,9 @@ const MODES: [(&str, Rounding); 4] =
     [("none", Rounding::None), ("floor", Rounding::Floor), ("ceil", Rounding::Ceil), ("nearest", Rounding::Nearest)];
 
 /// The times and rounding modes of an `.expected.txt` file: `duration · k / (2N)` for
-/// `k = 0 … 2N` (every fifth with every mode), then every sample time `i / rate` as a
-/// game computes it (which `seek` must snap to sample `i`).
+/// `k = 0 … 2N` (every fifth with every mode; `N` the stored samples), then every
+/// source sample time `i / rate` as a game computes it (which `seek` must snap to
+/// sample `i`; for a wrapping loop the last is the duration, sample 0 again).
 fn queries(clip: &Clip) -> Vec<(f32, &'static str, Rounding)> {
     let mut out = Vec::new();
     let steps = 2 * clip.sample_count();
@@ -115,7 +119,7 @@ fn queries(clip: &Clip) -> Vec<(f32, &'static str, Rounding)> {
         let count = if k % 5 == 1 { 4 } else { 1 };
         out.extend(MODES[..count].iter().map(|&(name, r)| (time, name, r)));
     }
-    out.extend((0..clip.sample_count()).map(|i| (i as f32 / clip.sample_rate(), "none", Rounding::None)));
+    out.extend((0..clip.source_sample_count()).map(|i| (i as f32 / clip.sample_rate(), "none", Rounding::None)));
     out
 }
 
@@ -225,11 +229,11 @@ fn the_golden_files_catch_every_misreading() {
 
 /// The golden files hold the cases the spec's rules are about: bit rates 0 (in a
 /// multi-segment clip), 32 and 12 to 24, animated data in a single segment, and a
-/// segment length other than 16.
+/// segment length other than 16, and a wrapping loop of several segments.
 #[test]
 fn the_golden_files_cover_the_edges() {
     let mut rates = std::collections::BTreeSet::new();
-    let (mut single_segment_animated, mut other_length) = (false, false);
+    let (mut single_segment_animated, mut other_length, mut wrap_across_segments) = (false, false, false);
     for Golden { name, .. } in golden() {
         let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
         let clip = Clip::from_bytes_verified(&bytes).unwrap();
@@ -237,6 +241,7 @@ fn the_golden_files_cover_the_edges() {
         let animated = clip.animated_sub_tracks() as usize;
         single_segment_animated |= segments == 1 && animated > 0;
         other_length |= clip.segment_len() != 16 && segments > 1;
+        wrap_across_segments |= clip.looping() == format::Looping::Wrap && segments > 1 && animated > 0;
         // The segment table's offset, header byte 52 (format-spec/header.md).
         let table = u32::from_le_bytes(bytes[52..56].try_into().unwrap()) as usize;
         for s in 0..segments {
@@ -252,4 +257,5 @@ fn the_golden_files_cover_the_edges() {
     assert!(rates.iter().any(|&(r, _)| (12..=24).contains(&r)), "no bit rate 12 to 24: {rates:?}");
     assert!(single_segment_animated, "no animated sub-track in a single-segment clip");
     assert!(other_length, "no multi-segment clip with a segment length other than 16");
+    assert!(wrap_across_segments, "no wrapping loop whose last interval crosses from the last segment to the first");
 }

@@ -58,7 +58,8 @@ fn misaligned_buffers_are_refused() {
 #[test]
 fn other_versions_are_refused_with_the_version_found() {
     let bytes = example_bytes(false);
-    for (major, minor) in [(1u16, 0u16), (3, 0), (0, 0), (2, 1)] {
+    let newer = ossa_decoder::format::VERSION_MINOR + 1;
+    for (major, minor) in [(1u16, 0u16), (3, 0), (0, 0), (2, newer)] {
         let mut b = bytes.to_vec();
         b[4..6].copy_from_slice(&major.to_le_bytes());
         b[6..8].copy_from_slice(&minor.to_le_bytes());
@@ -69,6 +70,25 @@ fn other_versions_are_refused_with_the_version_found() {
     let mut b = bytes.to_vec();
     b[0] = b'X';
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::BadMagic);
+}
+
+/// A flag belongs to the minor version that defines it: a 2.0 file may not claim to
+/// wrap (a 2.0 runtime would play it clamped and one interval short), a 2.1 file may.
+#[test]
+fn flags_newer_than_the_files_version_are_refused() {
+    use ossa_decoder::format::{Looping, FLAG_LOOP_WRAP};
+    let bytes = example_bytes(false);
+    assert_eq!(&bytes[6..8], &[0, 0], "a clamped clip is written as 2.0");
+    let mut b = bytes.to_vec();
+    b[16..20].copy_from_slice(&FLAG_LOOP_WRAP.to_le_bytes());
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(FLAG_LOOP_WRAP));
+    b[6..8].copy_from_slice(&1u16.to_le_bytes());
+    let wrapped = AlignedBytes::new(&b);
+    let clip = Clip::from_bytes(&wrapped).unwrap();
+    assert_eq!(clip.looping(), Looping::Wrap);
+    assert_eq!(clip.duration(), clip.sample_count() as f32 / clip.sample_rate());
+    b[16..20].copy_from_slice(&(1u32 << 31).to_le_bytes());
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(1 << 31));
 }
 
 #[test]

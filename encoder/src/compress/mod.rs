@@ -16,11 +16,12 @@ pub mod writer;
 
 use std::fmt;
 
-use ossa_decoder::format::{self, SubTrackClass, DEFAULT_SEGMENT_LEN};
+use ossa_decoder::format::{self, Looping, SubTrackClass, DEFAULT_SEGMENT_LEN};
 use rayon::prelude::*;
 
 use crate::aligned::AlignedBytes;
-use crate::measure::{measure, ErrorStats};
+use crate::measure::measure;
+pub use crate::measure::ErrorStats;
 use crate::memory::OutOfMemory;
 use crate::message::{name as shown, number};
 use crate::raw_clip::{ClipError, RawClip};
@@ -39,12 +40,36 @@ pub struct Settings {
     /// [`DEFAULT_SEGMENT_LEN`]). Shorter segments fit their ranges tighter and cost
     /// more range bytes; a decoder reads any length.
     pub segment_len: u8,
+    /// Clamp, wrap, or decide from the clip (default).
+    pub looping: LoopSetting,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { precision: 0.01, include_metadata: true, segment_len: DEFAULT_SEGMENT_LEN }
+        Settings {
+            precision: 0.01,
+            include_metadata: true,
+            segment_len: DEFAULT_SEGMENT_LEN,
+            looping: LoopSetting::Auto,
+        }
     }
+}
+
+/// How to choose a clip's [`Looping`] mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoopSetting {
+    /// Wrap when the clip's last sample repeats its first within the precision for
+    /// every bone in object space (so no bone, the root included, travels over the
+    /// loop and dropping the last sample loses nothing); clamp otherwise.
+    #[default]
+    Auto,
+    /// Store every sample; playback stops at the last.
+    Clamp,
+    /// Drop the last sample and interpolate from the one before it back to the first,
+    /// whatever the clip holds (a clip of one sample cannot wrap). When the last
+    /// sample is not within the precision of the first, the bound holds at the other
+    /// samples and the error there is reported ([`ErrorStats::loop_end_error`]).
+    Wrap,
 }
 
 /// A compressed clip and what was measured on it.
@@ -56,6 +81,8 @@ pub struct Compressed {
     pub compressed_bytes: usize,
     /// Error measured by decoding `bytes` at every sample of every bone.
     pub errors: ErrorStats,
+    /// The looping mode written.
+    pub looping: Looping,
 }
 
 /// Why a clip could not be compressed.
@@ -67,6 +94,9 @@ pub enum CompressError {
     BadPrecision(f64),
     /// The segment length is outside 1 to [`format::MAX_SEGMENT_LEN`].
     BadSegmentLen(u8),
+    /// Wrapping was asked for a clip of a single sample, which has no last sample
+    /// to drop.
+    CannotWrap,
     /// Even raw single-precision floats cannot hold the precision (values so large,
     /// or hierarchies so deep, that `f32` rounding alone exceeds it). No output is
     /// produced rather than one above the bound.
@@ -105,6 +135,9 @@ impl fmt::Display for CompressError {
             },
             CompressError::BadSegmentLen(n) => {
                 write!(f, "segment length {n} is not valid: it must be 1 to {}", format::MAX_SEGMENT_LEN)
+            }
+            CompressError::CannotWrap => {
+                f.write_str("a clip of a single sample cannot wrap: it has no repeated last sample to drop")
             }
             CompressError::PrecisionUnreachable { bone, sample, error, precision, magnitude } => write!(
                 f,
@@ -183,7 +216,19 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     let reference = Reference::new(clip)?;
     let mut tracks = classify::classify(&reference, precision);
 
-    let sample_count = clip.sample_count as u32;
+    let closes = loops(&reference, precision);
+    let looping = match settings.looping {
+        LoopSetting::Clamp => Looping::Clamp,
+        LoopSetting::Wrap if clip.sample_count < 2 => return Err(CompressError::CannotWrap),
+        LoopSetting::Wrap => Looping::Wrap,
+        LoopSetting::Auto if closes => Looping::Wrap,
+        LoopSetting::Auto => Looping::Clamp,
+    };
+    // A wrapping loop stores every sample but the last, which decodes as the first.
+    let sample_count = match looping {
+        Looping::Clamp => clip.sample_count as u32,
+        Looping::Wrap => clip.sample_count as u32 - 1,
+    };
     let segment_count = format::segment_count(sample_count, segment_len);
     let spans: Vec<(usize, usize)> = (0..segment_count)
         .map(|i| {
@@ -192,7 +237,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         })
         .collect();
     let ranged = segment_count > 1;
-    let shape = writer::ClipShape { sample_count, sample_rate: clip.sample_rate as f32, segment_len };
+    let shape = writer::ClipShape { sample_count, looping, sample_rate: clip.sample_rate as f32, segment_len };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     let metadata = settings.include_metadata.then_some((clip, precision as f32));
 
@@ -227,7 +272,9 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         let codes: Vec<&[Option<sub_track::SegmentCode>]> =
             results.iter().map(|r| r.as_ref().map_or(&[][..], |r| &r.codes[..])).collect();
         let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &codes, metadata)?)?;
-        let errors = measure(&bytes, &reference, precision).map_err(|e| match e {
+        // The dropped last sample of a loop that closes is held to the bound like the
+        // others; of a forced wrap whose ends differ, it is only reported.
+        let errors = measure(&bytes, &reference, precision, closes).map_err(|e| match e {
             crate::measure::MeasureError::Decoder(e) => {
                 CompressError::Internal(format!("the decoder refused the encoder's output: {e}"))
             }
@@ -245,7 +292,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             let layout =
                 ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
             let compressed_bytes = (layout.total - layout.metadata) as usize;
-            return Ok(Compressed { bytes, compressed_bytes, errors });
+            return Ok(Compressed { bytes, compressed_bytes, errors, looping });
         }
         // Everything on the chain already raw and still above: tightening cannot help.
         if stuck.is_some() || round >= MAX_ROUNDS {
@@ -260,6 +307,18 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             });
         }
     }
+}
+
+/// Whether the clip loops: it has more than one sample, and every bone's last sample
+/// is within `precision` of its first in object space (its virtual vertices, as the
+/// error is measured). A root that travels over the clip fails this, so root motion
+/// is never dropped with the last sample. The compression then holds the bound at
+/// the last sample too, decoded from the first key frame.
+fn loops(reference: &Reference, precision: f64) -> bool {
+    let last = reference.sample_count.saturating_sub(1);
+    last > 0
+        && (0..reference.bone_count)
+            .all(|b| reference.error(0, b, &reference.object[reference.at(last, b)]) <= precision)
 }
 
 /// Makes a bone that bit rates cannot fix fixable: promotes the constant or default

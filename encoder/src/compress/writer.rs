@@ -1,8 +1,9 @@
 //! Lays a compressed clip out as an `.ossa` buffer (see `format-spec/`).
 
 use ossa_decoder::format::{
-    self, ClipHeader, SegmentEntry, SubTrackClass, TrackList, ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK,
-    FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR, VERSION_MINOR,
+    self, ClipHeader, Looping, SegmentEntry, SubTrackClass, TrackList, ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT,
+    BIT_READ_SLACK, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC,
+    RANK_BLOCK_BITS, VERSION_MAJOR,
 };
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
@@ -13,12 +14,20 @@ use crate::raw_clip::{normalize, RawClip};
 
 /// Everything the writer needs besides the tracks.
 pub struct ClipShape {
-    /// Samples in the clip.
+    /// Samples stored (the source's, less the repeated last one of a wrapping loop).
     pub sample_count: u32,
+    /// Clamp or wrap.
+    pub looping: Looping,
     /// Samples per second.
     pub sample_rate: f32,
     /// Samples per segment.
     pub segment_len: u8,
+}
+
+/// The oldest minor version that defines every flag in `flags`: a clip that uses
+/// nothing newer stays readable by older 2.x runtimes.
+fn minor_version(flags: u32) -> u16 {
+    (0..=format::VERSION_MINOR).find(|&minor| flags & !format::known_flags(minor) == 0).unwrap_or(format::VERSION_MINOR)
 }
 
 /// Writes the buffer. `metadata` (the source clip and the precision held) adds the
@@ -152,10 +161,13 @@ pub fn write(
         metadata_size = out.len() - metadata_offset;
     }
 
+    if shape.looping == Looping::Wrap {
+        flags |= FLAG_LOOP_WRAP;
+    }
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(VERSION_MINOR),
+        version_minor: U16::new(minor_version(flags)),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),

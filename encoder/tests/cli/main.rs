@@ -4,6 +4,7 @@
 mod contract;
 mod conventions;
 mod input_mistakes;
+mod looping;
 mod memory;
 mod newcomer;
 mod outputs;

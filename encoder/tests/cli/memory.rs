@@ -117,7 +117,12 @@ fn decompress_streams_whatever_the_sample_count() {
         SubTrackKind::ALL.iter().map(|&kind| SubTrack::new(kind, 0, SubTrackClass::Default)).collect();
     let defaults = [None, None, None];
     let segments = vec![&defaults[..]; format::segment_count(samples, DEFAULT_SEGMENT_LEN) as usize];
-    let shape = ClipShape { sample_count: samples, sample_rate: 30.0, segment_len: DEFAULT_SEGMENT_LEN };
+    let shape = ClipShape {
+        sample_count: samples,
+        looping: ossa_decoder::format::Looping::Clamp,
+        sample_rate: 30.0,
+        segment_len: DEFAULT_SEGMENT_LEN,
+    };
     let bytes = write(&shape, &tracks, &segments, None).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let packed = dir.path().join("still.ossa");

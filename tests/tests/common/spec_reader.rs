@@ -31,11 +31,17 @@ pub enum Misreading {
     /// A rotation whose `d` is not a positive finite number passed through as it is
     /// (the spec before format 2.0 said so), not turned into the identity.
     NonFiniteThrough,
+    /// The LOOP_WRAP flag ignored: a wrapping clip played as if it clamped (one
+    /// interval short, never interpolating back to the first sample).
+    WrapIgnored,
+    /// A wrapping clip's duration decoded as its last stored sample rather than as
+    /// its first (the sample the source repeated there).
+    WrapEndIsLast,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 8] = [
+    pub const ALL: [Misreading; 10] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -44,6 +50,8 @@ impl Misreading {
         Misreading::DefaultSegmentLength,
         Misreading::RangesInSingleSegment,
         Misreading::NonFiniteThrough,
+        Misreading::WrapIgnored,
+        Misreading::WrapEndIsLast,
     ];
 }
 
@@ -117,17 +125,26 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         Stored::Default
     };
 
-    // Seeking (decoding.md).
-    let last = (samples - 1) as f32;
+    // Seeking (decoding.md), with the looping mode of the header's flags.
+    let wrap = u32_at(b, 16) & 2 != 0 && misreading != Misreading::WrapIgnored;
+    let last = samples - 1;
+    let intervals = if wrap { samples } else { samples - 1 };
     let mut p = time * rate;
-    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, last) };
+    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, intervals as f32) };
     let r = p.round();
     if misreading != Misreading::NoSnapping && (p - r).abs() <= r * (4.0 * f32::EPSILON) {
         p = r;
     }
-    let mut k0 = (p.floor() as usize).min(samples - 1);
-    let k1 = (k0 + 1).min(samples - 1);
-    let f = if k0 == k1 { 0.0 } else { p - k0 as f32 };
+    let k = p.floor() as usize;
+    let (mut k0, k1, f) = if k < last {
+        (k, k + 1, p - k as f32)
+    } else if wrap && k == last {
+        (last, 0, p - k as f32)
+    } else if wrap && misreading != Misreading::WrapEndIsLast {
+        (0, 0, 0.0)
+    } else {
+        (last, last, 0.0)
+    };
     let mut alpha = match round {
         Rounding::None => f,
         Rounding::Floor => 0.0,

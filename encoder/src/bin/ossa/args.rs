@@ -41,6 +41,13 @@ pub enum Command {
         #[arg(long, default_value_t = ossa_decoder::format::DEFAULT_SEGMENT_LEN,
               value_parser = clap::value_parser!(u8).range(1..=i64::from(ossa_decoder::format::MAX_SEGMENT_LEN)))]
         segment_len: u8,
+        /// Looping: 'clamp' stores every sample and stops at the last; 'wrap' drops
+        /// the last sample (a repeat of the first) and plays from the one before it
+        /// back to the first; 'auto' wraps only when every bone's last sample matches
+        /// its first within the precision in object space (never when the root
+        /// travels).
+        #[arg(long = "loop", value_enum, default_value_t = Loop::Auto)]
+        looping: Loop,
         /// Print one JSON object instead of a summary line.
         #[arg(long)]
         json: bool,
@@ -89,6 +96,24 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--loop`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Loop {
+    Auto,
+    Clamp,
+    Wrap,
+}
+
+impl From<Loop> for ossa_encoder::LoopSetting {
+    fn from(l: Loop) -> Self {
+        match l {
+            Loop::Auto => ossa_encoder::LoopSetting::Auto,
+            Loop::Clamp => ossa_encoder::LoopSetting::Clamp,
+            Loop::Wrap => ossa_encoder::LoopSetting::Wrap,
+        }
+    }
 }
 
 /// A precision: a positive number that single precision can hold.

@@ -83,8 +83,14 @@ fn usage_error(e: clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<(), Failure> {
     let limit = cli.memory_limit.unwrap_or_else(MemoryLimit::detect);
     match cli.command {
-        Command::Compress { input, output, precision, strip_metadata, segment_len, json } => {
-            commands::compress::run(&input, &output, precision, strip_metadata, segment_len, json, &limit)
+        Command::Compress { input, output, precision, strip_metadata, segment_len, looping, json } => {
+            let settings = ossa_encoder::Settings {
+                precision,
+                include_metadata: !strip_metadata,
+                segment_len,
+                looping: looping.into(),
+            };
+            commands::compress::run(&input, &output, &settings, json, &limit)
         }
         Command::Decompress { input, output } => commands::decompress::run(&input, &output, &limit),
         Command::Info { input, json } => commands::info::run(&input, json, &limit),

@@ -13,15 +13,7 @@ use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
 use crate::output::Destination;
 
-pub fn run(
-    input: &Path,
-    output: &Path,
-    precision: f64,
-    strip_metadata: bool,
-    segment_len: u8,
-    json: bool,
-    limit: &MemoryLimit,
-) -> Result<(), Failure> {
+pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
     let destination = Destination::resolve(output)?;
     let source = Input::open(input)?;
     source.check_not(destination.identity().as_ref())?;
@@ -32,9 +24,9 @@ pub fn run(
     }
     let input = source.shown.clone();
     let clip = super::load_clip(source, limit)?;
-    let settings = Settings { precision, include_metadata: !strip_metadata, segment_len };
+    let precision = settings.precision;
     let started = Instant::now();
-    let result = compress(&clip, &settings).map_err(|e| Failure::at(&input, e))?;
+    let result = compress(&clip, settings).map_err(|e| Failure::at(&input, e))?;
     let seconds = started.elapsed().as_secs_f64();
     let mut out = destination.create(output)?;
     out.write_all(&result.bytes).map_err(|e| out.failure(e))?;
@@ -52,25 +44,36 @@ pub fn run(
             "ratio": ratio,
             "max_error": result.errors.max_error,
             "precision": precision,
+            "looping": result.looping.name(),
+            "loop_end_error": result.errors.loop_end_error,
             "seconds": seconds,
         })
         .to_string()
     } else {
         format!(
-            "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {seconds:.3} s",
+            "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {}, {seconds:.3} s",
             shown(&input),
             shown(output),
             result.compressed_bytes,
             result.bytes.len(),
             result.errors.max_error,
             number(precision),
+            result.looping.name(),
         )
     };
     // With the clip itself on standard output, the summary goes to standard error.
     if destination.is_stdout() {
         note(line);
-        Ok(())
     } else {
-        say(line)
+        say(line)?;
     }
+    if let Some(end) = result.errors.loop_end_error.filter(|&e| e > precision) {
+        note(format!(
+            "ossa: warning: {}: wrapped although its last sample is {end:.6} from its first (precision {}): \
+             playback reaches the first sample again instead of the last",
+            shown(&input),
+            number(precision)
+        ));
+    }
+    Ok(())
 }

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use ossa_decoder::format::Looping;
 use ossa_decoder::Clip;
 use ossa_encoder::message::{number32, path as shown};
 use serde_json::json;
@@ -17,7 +18,10 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
     let layout = clip.layout();
     let (major, minor) = clip.version();
-    let flags: Vec<&str> = if clip.metadata().is_some() { vec!["metadata"] } else { vec![] };
+    let mut flags: Vec<&str> = if clip.metadata().is_some() { vec!["metadata"] } else { vec![] };
+    if clip.looping() == Looping::Wrap {
+        flags.push("loop-wrap");
+    }
     let compressed = layout.total - layout.metadata;
     if json {
         let v = json!({
@@ -25,7 +29,9 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "version": format!("{major}.{minor}"),
             "bones": clip.bone_count(),
             "samples": clip.sample_count(),
+            "source_samples": clip.source_sample_count(),
             "sample_rate": clip.sample_rate(),
+            "looping": clip.looping().name(),
             "duration": clip.duration(),
             "segments": clip.segment_count(),
             "segment_len": clip.segment_len(),
@@ -51,11 +57,12 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
         say(format!("  clip        {:?}, encoded with precision {}", m.clip_name(), number32(m.precision())))?;
     }
     say(format!(
-        "  bones {}, samples {} at {} Hz ({:.3} s), segments {} of {} samples, animated sub-tracks {}",
+        "  bones {}, samples {} at {} Hz, {} s ({}), segments {} of {} samples, animated sub-tracks {}",
         clip.bone_count(),
-        clip.sample_count(),
+        samples_shown(&clip),
         number32(clip.sample_rate()),
-        clip.duration(),
+        number32(clip.duration()),
+        clip.looping().name(),
         clip.segment_count(),
         clip.segment_len(),
         clip.animated_sub_tracks()
@@ -68,4 +75,14 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     say(format!("  metadata section  {:>8} B (tools only)", layout.metadata))?;
     say(format!("  compressed        {:>8} B (what a game ships)", compressed))?;
     say(format!("  total             {:>8} B", layout.total))
+}
+
+/// The stored sample count, and the source's when a wrapping loop dropped its last.
+fn samples_shown(clip: &Clip<'_>) -> String {
+    match clip.looping() {
+        Looping::Clamp => clip.sample_count().to_string(),
+        Looping::Wrap => {
+            format!("{} (of {}, the last one the first again)", clip.sample_count(), clip.source_sample_count())
+        }
+    }
 }
