@@ -25,7 +25,6 @@ pub struct Clip<'a> {
     pub(crate) bone_count: u32,
     pub(crate) sample_count: u32,
     pub(crate) sample_rate: f32,
-    pub(crate) looping: Looping,
     pub(crate) segment_count: u32,
     pub(crate) segment_len: u8,
     /// The bone bit sets of the sub-track lists.
@@ -194,7 +193,6 @@ impl<'a> Clip<'a> {
             bone_count,
             sample_count,
             sample_rate,
-            looping,
             segment_count,
             segment_len,
             lists,
@@ -388,20 +386,21 @@ impl<'a> Clip<'a> {
     /// wrapping loop (the repeated first sample at the duration). Decoding at
     /// `i / sample_rate` for every `i` below it reproduces the source sample by sample.
     pub fn source_sample_count(&self) -> u32 {
-        format::intervals(self.sample_count, self.looping).saturating_add(1)
+        format::intervals(self.sample_count, self.looping()).saturating_add(1)
     }
     /// Samples per second.
     pub fn sample_rate(&self) -> f32 {
         self.sample_rate
     }
     /// How playback treats the clip's ends: clamp or wrap.
+    #[inline]
     pub fn looping(&self) -> Looping {
-        self.looping
+        Looping::from_flags(self.header.flags.get())
     }
     /// Duration in seconds: `(sample_count - 1) / sample_rate` when the clip clamps (0
     /// for a static pose), `sample_count / sample_rate` when it wraps.
     pub fn duration(&self) -> f32 {
-        format::duration(self.sample_count, self.sample_rate, self.looping)
+        format::duration(self.sample_count, self.sample_rate, self.looping())
     }
     /// Number of segments.
     pub fn segment_count(&self) -> u32 {

@@ -95,7 +95,7 @@ impl<'a> Sampler<'a> {
     pub fn seek(&mut self, time: f32, rounding: Rounding) {
         // Validation guarantees at least one sample.
         let last = self.clip.sample_count.saturating_sub(1);
-        let wrap = self.clip.looping == Looping::Wrap;
+        let wrap = self.clip.looping() == Looping::Wrap;
         // The last position: the last sample, or one interval past it when wrapping.
         let end = if wrap { self.clip.sample_count } else { last };
         let position = time * self.clip.sample_rate;
