@@ -137,6 +137,32 @@ def cycle():
     return clip("cycle", n, rate, bones, tracks)
 
 
+def stride():
+    """The walk cycle of `cycle`, walking forward: its hips travel 1.2 units a sample,
+    so its 41st sample repeats the first pose 48 units further on. With
+    `--root-motion-bone hips --extract-root-motion` the in-place pose closes, so it
+    wraps, keeping the hips' last sample (the motion of the last interval) in the
+    root-motion block."""
+    text = cycle().replace('name = "cycle"', 'name = "stride"')
+    lines = text.split("\n")
+    out, in_tracks, in_hips, in_translations, i = [], False, False, False, 0
+    for line in lines:
+        if line.strip() == "tracks =":
+            in_tracks = True
+        elif in_tracks and line.strip() == 'name = "hips"':
+            in_hips = True
+        elif in_hips and line.strip() == "translations =":
+            in_translations = True
+        elif in_translations and line.strip().startswith("[ "):
+            x, y, z = [float(v) for v in line.strip()[1:-1].split(",")]
+            line = "\t\t\t" + fmt([x + 1.2 * i, y, z])
+            i += 1
+        elif in_translations and line.strip() == "]":
+            in_hips = in_translations = False
+        out.append(line)
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     with open("examples/wave.acl.sjson", "w") as f:
         f.write(wave())
@@ -148,3 +174,5 @@ if __name__ == "__main__":
         f.write(blink())
     with open("examples/cycle.acl.sjson", "w") as f:
         f.write(cycle())
+    with open("examples/stride.acl.sjson", "w") as f:
+        f.write(stride())

@@ -208,6 +208,11 @@ impl<'a> Clip<'a> {
         };
         clip.validate_segments(work)?;
 
+        if flags & format::FLAG_ROOT_MOTION != 0 {
+            *work = work.saturating_add(1);
+            validate_root_motion(bytes, bone_count, looping)?;
+        }
+
         let (meta_offset, meta_size) = (header.metadata_offset.get(), header.metadata_size.get());
         if flags & FLAG_HAS_METADATA != 0 {
             let meta = aligned_section(bytes, meta_offset, u64::from(meta_size), Section::Metadata)?;
@@ -526,6 +531,69 @@ fn validate_lists(lists: &TrackLists<'_>, work: &mut u64) -> Result<[u32; BITSET
         }
     }
     Ok(counts)
+}
+
+/// The root-motion block after the header ([`format::RootMotionBlock`]): inside the
+/// buffer, a bone in range, known options (a kept end only for a wrapping loop),
+/// reserved fields zero, stored values finite and stored rotations of positive finite
+/// squared length.
+fn validate_root_motion(bytes: &[u8], bone_count: u32, looping: Looping) -> Result<(), Error> {
+    use format::{RootEnd, RootInPlace, RootMotionBlock, ROOT_END_STORED, ROOT_IN_PLACE, ROOT_KNOWN_OPTIONS};
+    let head = bytes.get(HEADER_SIZE..).ok_or(Error::OutOfBounds(Section::RootMotion))?;
+    let (block, rest) = RootMotionBlock::read_from_prefix(head).map_err(|_| Error::OutOfBounds(Section::RootMotion))?;
+    let options = block.options.get();
+    if options & !ROOT_KNOWN_OPTIONS != 0 || block.reserved.get() != 0 {
+        return Err(Error::NonZeroReserved(Section::RootMotion));
+    }
+    let (motion_bone, chain_len) = (block.motion_bone.get(), block.chain_len.get());
+    if motion_bone >= bone_count
+        || chain_len > format::MAX_ROOT_CHAIN
+        || (options & ROOT_END_STORED != 0 && looping != Looping::Wrap)
+    {
+        return Err(Error::BadValue(Section::RootMotion));
+    }
+    // The chain: bones in range other than the motion bone, then zero padding.
+    let chain_bytes = format::root_chain_len(chain_len);
+    let (chain, rest) = rest.split_at_checked(chain_bytes).ok_or(Error::OutOfBounds(Section::RootMotion))?;
+    for (i, entry) in chain.chunks_exact(4).enumerate() {
+        let bone = u32_at(entry, 0).unwrap_or(u32::MAX);
+        if (i as u32) < chain_len {
+            if bone >= bone_count || bone == motion_bone {
+                return Err(Error::BadValue(Section::RootMotion));
+            }
+        } else if bone != 0 {
+            return Err(Error::NonZeroReserved(Section::RootMotion));
+        }
+    }
+    let get = |v: &zerocopy::little_endian::F32| v.get();
+    let valid = |rotation: [f32; 4], others: &[f32]| {
+        let d = ((rotation[0] * rotation[0] + rotation[1] * rotation[1]) + rotation[2] * rotation[2])
+            + rotation[3] * rotation[3];
+        d > 0.0 && d.is_finite() && others.iter().all(|v| v.is_finite())
+    };
+    let mut rest = rest;
+    if options & ROOT_END_STORED != 0 {
+        let (end, after) = RootEnd::read_from_prefix(rest).map_err(|_| Error::OutOfBounds(Section::RootMotion))?;
+        if end.reserved.get() != 0 {
+            return Err(Error::NonZeroReserved(Section::RootMotion));
+        }
+        if !valid(end.rotation.each_ref().map(get), &end.translation.each_ref().map(get)) {
+            return Err(Error::BadValue(Section::RootMotion));
+        }
+        rest = after;
+    }
+    if options & ROOT_IN_PLACE != 0 {
+        let (t, _) = RootInPlace::read_from_prefix(rest).map_err(|_| Error::OutOfBounds(Section::RootMotion))?;
+        if t.reserved.iter().any(|r| r.get() != 0) {
+            return Err(Error::NonZeroReserved(Section::RootMotion));
+        }
+        let [tx, ty, tz] = t.translation.each_ref().map(get);
+        let [sx, sy, sz] = t.scale.each_ref().map(get);
+        if !valid(t.rotation.each_ref().map(get), &[tx, ty, tz, sx, sy, sz]) {
+            return Err(Error::BadValue(Section::RootMotion));
+        }
+    }
+    Ok(())
 }
 
 /// Clip ranges: per animated sub-track, `components` minimums then `components`

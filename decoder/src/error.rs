@@ -19,6 +19,8 @@ pub enum Section {
     Segment(u32),
     /// The optional metadata section.
     Metadata,
+    /// The root-motion block after the header.
+    RootMotion,
 }
 
 impl fmt::Display for Section {
@@ -31,6 +33,7 @@ impl fmt::Display for Section {
             Section::SegmentTable => f.write_str("segment table"),
             Section::Segment(i) => write!(f, "segment {i}"),
             Section::Metadata => f.write_str("metadata"),
+            Section::RootMotion => f.write_str("root-motion block"),
         }
     }
 }

@@ -45,12 +45,17 @@ pub const FLAG_HAS_METADATA: u32 = 1 << 0;
 /// ([`Looping::Wrap`]).
 pub const FLAG_LOOP_WRAP: u32 = 1 << 1;
 
+/// Header flag (2.1): a [`RootMotionBlock`] follows the header at offset
+/// [`HEADER_SIZE`]: the root-motion bone is not bone 0, or its motion plays in place,
+/// or a wrapping loop keeps the root's dropped last sample.
+pub const FLAG_ROOT_MOTION: u32 = 1 << 2;
+
 /// The flags a decoder of minor version `minor` understands: a file may not use a
 /// flag its own version does not define.
 #[inline]
 pub const fn known_flags(minor: u16) -> u32 {
     if minor >= 1 {
-        FLAG_HAS_METADATA | FLAG_LOOP_WRAP
+        FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION
     } else {
         FLAG_HAS_METADATA
     }
@@ -177,6 +182,93 @@ pub struct ClipHeader {
 /// Size of [`ClipHeader`] in bytes.
 pub const HEADER_SIZE: usize = core::mem::size_of::<ClipHeader>();
 const _: () = assert!(HEADER_SIZE == 64);
+
+/// [`RootMotionBlock::options`]: the root's last source sample, dropped from a
+/// wrapping loop's samples, is kept in the block's `end_*` fields, so that root motion
+/// over the last interval and over whole loops is not lost. Only with [`FLAG_LOOP_WRAP`].
+pub const ROOT_END_STORED: u32 = 1 << 0;
+/// [`RootMotionBlock::options`]: the motion bone's pose plays in place: poses give it
+/// the block's `in_place_*` transform (its first source sample), and its track is
+/// the motion, read through the root-motion queries.
+pub const ROOT_IN_PLACE: u32 = 1 << 1;
+/// Every option bit a 2.1 decoder knows.
+pub const ROOT_KNOWN_OPTIONS: u32 = ROOT_END_STORED | ROOT_IN_PLACE;
+
+/// The root-motion block (2.1), at offset [`HEADER_SIZE`] when the header has
+/// [`FLAG_ROOT_MOTION`]: these 16 bytes; the ancestor chain (`chain_len` `u32` bone
+/// indices, outermost first, zero-padded to a multiple of four); a [`RootEnd`] with
+/// [`ROOT_END_STORED`]; a [`RootInPlace`] with [`ROOT_IN_PLACE`]. Without it, the
+/// root-motion bone is bone 0 (always a root: parents come before their children), its
+/// pose is not in place, and a wrapping loop's motion ends where it started.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct RootMotionBlock {
+    /// The bone whose track is the root motion (below the bone count).
+    pub motion_bone: U32,
+    /// `ROOT_*` option bits.
+    pub options: U32,
+    /// Ancestors of the motion bone the motion is composed through (0 for a root, at
+    /// most [`MAX_ROOT_CHAIN`]).
+    pub chain_len: U32,
+    /// Zero.
+    pub reserved: U32,
+}
+
+/// The longest ancestor chain a root-motion bone may have: root-motion queries decode
+/// one bone per ancestor, so their cost stays bounded.
+pub const MAX_ROOT_CHAIN: u32 = 64;
+
+/// The root's dropped last sample of a wrapping loop (32 bytes).
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct RootEnd {
+    /// Rotation `x, y, z, w` (finite, of positive finite squared length).
+    pub rotation: [F32; 4],
+    /// Translation (finite).
+    pub translation: [F32; 3],
+    /// Zero.
+    pub reserved: U32,
+}
+
+/// The transform poses give an in-place root-motion bone (48 bytes).
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct RootInPlace {
+    /// Rotation `x, y, z, w` (finite, of positive finite squared length).
+    pub rotation: [F32; 4],
+    /// Translation (finite).
+    pub translation: [F32; 3],
+    /// Scale (finite).
+    pub scale: [F32; 3],
+    /// Zero.
+    pub reserved: [U32; 2],
+}
+
+const _: () = assert!(core::mem::size_of::<RootMotionBlock>() == 16);
+const _: () = assert!(core::mem::size_of::<RootEnd>() == 32);
+const _: () = assert!(core::mem::size_of::<RootInPlace>() == 48);
+
+/// Bytes of the root-motion block with option bits `options` and a chain of
+/// `chain_len` ancestors (at most [`MAX_ROOT_CHAIN`]).
+#[inline]
+pub const fn root_motion_len(options: u32, chain_len: u32) -> usize {
+    let end = if options & ROOT_END_STORED != 0 { core::mem::size_of::<RootEnd>() } else { 0 };
+    let in_place = if options & ROOT_IN_PLACE != 0 { core::mem::size_of::<RootInPlace>() } else { 0 };
+    // At most 16 + 4 · 64 + 32 + 48.
+    #[allow(clippy::arithmetic_side_effects)]
+    let len = core::mem::size_of::<RootMotionBlock>() + root_chain_len(chain_len) + end + in_place;
+    len
+}
+
+/// Bytes of an ancestor chain of `chain_len` bones: four bytes each, padded to 16.
+#[inline]
+pub const fn root_chain_len(chain_len: u32) -> usize {
+    let len = if chain_len > MAX_ROOT_CHAIN { MAX_ROOT_CHAIN } else { chain_len };
+    // At most 4 · 64.
+    #[allow(clippy::arithmetic_side_effects)]
+    let bytes = (len as usize).div_ceil(4) * 16;
+    bytes
+}
 
 /// One entry of the segment table.
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]

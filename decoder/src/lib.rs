@@ -60,6 +60,7 @@ pub mod interpolation;
 mod metadata;
 mod pose;
 pub mod quantization;
+mod root_motion;
 mod sampler;
 mod simd;
 mod track_lists;
@@ -69,6 +70,7 @@ pub use clip::{Clip, Layout};
 pub use error::{Error, Section};
 pub use glam;
 pub use metadata::{BoneInfo, BoneIter, Metadata};
+pub use root_motion::Displacement;
 pub use sampler::{Rounding, Sampler};
 pub use transform::Transform;
 

@@ -48,6 +48,51 @@ pub(crate) struct Key {
     pub frame_bit: u64,
 }
 
+/// Where a time falls among the stored samples (decoding.md, Seeking): the two keys
+/// and the fraction of the way from the first to the second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Position {
+    pub k0: u32,
+    pub k1: u32,
+    pub fraction: f32,
+    /// The time is a wrapping clip's duration (or past it), which decodes the first
+    /// sample as the source's repeated last one.
+    pub loop_end: bool,
+}
+
+impl Position {
+    /// The position of `time` seconds in `clip`, clamped to `[0, duration]`.
+    #[inline(always)]
+    pub fn of(clip: &Clip<'_>, time: f32) -> Position {
+        // Validation guarantees at least one sample.
+        let last = clip.sample_count.saturating_sub(1);
+        let wrap = clip.looping() == Looping::Wrap;
+        // The last position: the last sample, or one interval past it when wrapping.
+        let end = if wrap { clip.sample_count } else { last };
+        let position = time * clip.sample_rate;
+        // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
+        let position = position.max(0.0).min(end as f32);
+        // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
+        // residue is a visible fraction of a sample. Times within a few ulps of a sample
+        // are that sample.
+        let nearest = libm::roundf(position);
+        let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
+        let k0 = (position as u32).min(end);
+        let fraction = position - k0 as f32;
+        if k0 < last {
+            Position { k0, k1: k0.wrapping_add(1), fraction: fraction.clamp(0.0, 1.0), loop_end: false }
+        } else if wrap && k0 == last {
+            // The last interval of a wrapping loop: back to the first sample.
+            Position { k0, k1: 0, fraction: fraction.clamp(0.0, 1.0), loop_end: false }
+        } else {
+            // The last sample of a clamped clip, or the end of a wrapping one, which
+            // is its first sample again.
+            let k = if wrap { 0 } else { last };
+            Position { k0: k, k1: k, fraction: 0.0, loop_end: wrap }
+        }
+    }
+}
+
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
@@ -68,6 +113,16 @@ impl<'a> Sampler<'a> {
         let mut sampler = Sampler { clip, keys: [Key::default(); 2], alpha: 0.0 };
         sampler.seek(0.0, Rounding::None);
         sampler
+    }
+
+    /// A sampler not yet pointed at any key (for [`Sampler::place`]).
+    pub(crate) fn unplaced(clip: Clip<'a>) -> Self {
+        Sampler { clip, keys: [Key::default(); 2], alpha: 0.0 }
+    }
+
+    /// The two keys being interpolated.
+    pub(crate) fn keys(&self) -> &[Key; 2] {
+        &self.keys
     }
 
     /// The clip being sampled.
@@ -93,32 +148,7 @@ impl<'a> Sampler<'a> {
     /// the last interval, and decodes the first sample at exactly the duration (and,
     /// clamped, past it): the sample its source repeated there.
     pub fn seek(&mut self, time: f32, rounding: Rounding) {
-        // Validation guarantees at least one sample.
-        let last = self.clip.sample_count.saturating_sub(1);
-        let wrap = self.clip.looping() == Looping::Wrap;
-        // The last position: the last sample, or one interval past it when wrapping.
-        let end = if wrap { self.clip.sample_count } else { last };
-        let position = time * self.clip.sample_rate;
-        // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
-        let position = position.max(0.0).min(end as f32);
-        // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
-        // residue is a visible fraction of a sample. Times within a few ulps of a sample
-        // are that sample.
-        let nearest = libm::roundf(position);
-        let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
-        let k0 = (position as u32).min(end);
-        let fraction = position - k0 as f32;
-        let (k0, k1, fraction) = if k0 < last {
-            (k0, k0.wrapping_add(1), fraction.clamp(0.0, 1.0))
-        } else if wrap && k0 == last {
-            // The last interval of a wrapping loop: back to the first sample.
-            (k0, 0, fraction.clamp(0.0, 1.0))
-        } else {
-            // The last sample of a clamped clip, or the end of a wrapping one, which
-            // is its first sample again.
-            let k = if wrap { 0 } else { last };
-            (k, k, 0.0)
-        };
+        let Position { k0, k1, fraction, .. } = Position::of(&self.clip, time);
         let alpha = match rounding {
             Rounding::None => fraction,
             Rounding::Floor => 0.0,
@@ -139,6 +169,13 @@ impl<'a> Sampler<'a> {
         };
         // A weight of exactly 1 is the second key alone: decode it as the first.
         let (k0, alpha) = if alpha >= 1.0 { (k1, 0.0) } else { (k0, alpha) };
+        self.place(k0, k1, alpha);
+    }
+
+    /// Points the sampler at stored keys `k0` and `k1` (below the sample count),
+    /// blended by `alpha`, and prefetches what decoding them reads.
+    #[inline(always)]
+    pub(crate) fn place(&mut self, k0: u32, k1: u32, alpha: f32) {
         self.alpha = alpha;
         let clip = &self.clip;
         let (segment0, segment1) = (clip.segment_of(k0), clip.segment_of(k1));
@@ -193,11 +230,30 @@ impl<'a> Sampler<'a> {
         Key { directory, rates, segment_ranges, frame_bit }
     }
 
-    /// Decodes every bone into `out[..bone_count]`.
+    /// Decodes every bone into `out[..bone_count]`. A root-motion bone that plays in
+    /// place ([`Clip::root_motion_in_place`]) gets its in-place transform.
     pub fn decompress_pose(&self, out: &mut [Transform]) -> Result<(), Error> {
         self.check_output(out)?;
-        pose::<Native>(&self.clip, &self.keys, self.alpha, out);
+        self.native_pose(out);
+        self.put_in_place(out);
         Ok(())
+    }
+
+    /// The whole pose on this target's backend, a function of its own so that the
+    /// in-place step after it does not weigh on its register allocation.
+    #[inline(never)]
+    fn native_pose(&self, out: &mut [Transform]) {
+        pose::<Native>(&self.clip, &self.keys, self.alpha, out);
+    }
+
+    /// Overwrites the in-place bone's slot, if the clip has one.
+    #[inline]
+    fn put_in_place(&self, out: &mut [Transform]) {
+        if let Some((bone, t)) = self.clip.in_place() {
+            if let Some(slot) = out.get_mut(bone) {
+                *slot = t;
+            }
+        }
     }
 
     /// [`Sampler::decompress_pose`] on the portable scalar backend, whatever the
@@ -206,20 +262,32 @@ impl<'a> Sampler<'a> {
     pub fn decompress_pose_scalar(&self, out: &mut [Transform]) -> Result<(), Error> {
         self.check_output(out)?;
         pose::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, out);
+        self.put_in_place(out);
         Ok(())
     }
 
-    /// Decodes one bone, in time independent of its index.
+    /// Decodes one bone, in time independent of its index (the in-place transform for
+    /// a root-motion bone that plays in place).
     pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
-        Ok(bone::bone::<Native>(&self.clip, &self.keys, self.alpha, bone as usize))
+        Ok(self.in_place_or(bone, || bone::bone::<Native>(&self.clip, &self.keys, self.alpha, bone as usize)))
+    }
+
+    /// The in-place transform when `bone` plays in place, else `decode()`.
+    #[inline]
+    fn in_place_or(&self, bone: u32, decode: impl FnOnce() -> Transform) -> Transform {
+        match self.clip.in_place() {
+            Some((b, t)) if b == bone as usize => t,
+            _ => decode(),
+        }
     }
 
     /// [`Sampler::decompress_bone`] on the portable scalar backend.
     #[doc(hidden)]
     pub fn decompress_bone_scalar(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
-        Ok(bone::bone::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, bone as usize))
+        Ok(self
+            .in_place_or(bone, || bone::bone::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, bone as usize)))
     }
 
     fn check_output(&self, out: &[Transform]) -> Result<(), Error> {

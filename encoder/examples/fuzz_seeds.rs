@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ossa_encoder::{acl_text, compress, Settings};
+use ossa_encoder::{acl_text, compress, LoopSetting, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(std::env::args().nth(1).ok_or("usage: fuzz_seeds OUT_DIR")?);
@@ -35,14 +35,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if raw.sample_count > 64 {
             continue;
         }
-        for include_metadata in [true, false] {
-            let compressed = compress(&raw, &Settings { include_metadata, ..Settings::default() })?;
+        // Plain, stripped, and (format 2.1) forced to wrap with the root motion of its
+        // second bone extracted: a root-motion block with a chain, an end and an
+        // in-place transform.
+        let mut variants = vec![
+            ("meta", Settings::default()),
+            ("stripped", Settings { include_metadata: false, ..Settings::default() }),
+        ];
+        if raw.sample_count > 1 && raw.bones.len() > 1 {
+            variants.push((
+                "root_motion",
+                Settings {
+                    looping: LoopSetting::Wrap,
+                    root_motion_bone: Some(raw.bones[1].name.clone()),
+                    extract_root_motion: true,
+                    ..Settings::default()
+                },
+            ));
+        }
+        for (variant, settings) in variants {
+            let Ok(compressed) = compress(&raw, &settings) else { continue };
             let mut decode = vec![0x00, 0x00, 0x00, 0x3f, i as u8, 0x80, 0x03, 0x01];
             decode.extend_from_slice(&compressed.bytes);
-            std::fs::write(out.join("decode").join(format!("clip{i}_{include_metadata}")), &decode)?;
+            std::fs::write(out.join("decode").join(format!("clip{i}_{variant}")), &decode)?;
             let mut structured = vec![0u8, 0u8];
             structured.extend_from_slice(&compressed.bytes);
-            std::fs::write(out.join("decode_structured").join(format!("clip{i}_{include_metadata}")), &structured)?;
+            std::fs::write(out.join("decode_structured").join(format!("clip{i}_{variant}")), &structured)?;
             written += 1;
         }
     }

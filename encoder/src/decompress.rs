@@ -7,8 +7,9 @@ use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use crate::measure::sample_time;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
 
-/// Decodes every sample of `clip`'s source (a wrapping loop's repeated last sample
-/// included, decoded at the duration as its first). Bone names, parents, shell distances and the bind
+/// Decodes every sample of `clip`'s source: a wrapping loop's repeated last sample
+/// included (decoded at the duration as its first), and a root-motion bone shown in
+/// place with its motion put back. Bone names, parents, shell distances and the bind
 /// pose come from the metadata section; without it bones are named by index
 /// (`bone_0`, …), have no parents, and a shell distance of 3.
 pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_decoder::Error> {
@@ -25,9 +26,12 @@ pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_d
     ];
     let mut sampler = Sampler::new(*clip);
     let mut pose = vec![Transform::IDENTITY; count];
+    let in_place = in_place_bone(clip);
     for s in 0..samples {
-        sampler.seek(sample_time(s, clip.sample_rate()), Rounding::None);
+        let time = sample_time(s, clip.sample_rate());
+        sampler.seek(time, Rounding::None);
         sampler.decompress_pose(&mut pose)?;
+        with_motion(clip, in_place, time, &mut pose);
         for (track, t) in tracks.iter_mut().zip(&pose) {
             let r = raw_transform(t);
             track.rotations.push(r.rotation);
@@ -36,6 +40,19 @@ pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_d
         }
     }
     Ok(RawClip { name, sample_rate: f64::from(clip.sample_rate()), sample_count: samples, bones, tracks })
+}
+
+/// The root-motion bone when poses show it in place.
+fn in_place_bone(clip: &Clip<'_>) -> Option<usize> {
+    clip.root_motion_bone().filter(|_| clip.root_motion_in_place()).map(|b| b as usize)
+}
+
+/// Puts the root motion back into a pose that shows its bone in place: the decoded
+/// clip then compares sample by sample with its source.
+fn with_motion(clip: &Clip<'_>, in_place: Option<usize>, time: f32, pose: &mut [Transform]) {
+    if let Some(slot) = in_place.and_then(|b| pose.get_mut(b)) {
+        *slot = clip.root_local(time);
+    }
 }
 
 fn raw_transform(t: &Transform) -> RawTransform {
@@ -113,6 +130,7 @@ pub fn write_text_within<W: std::io::Write>(
     w.header(&name, samples, f64::from(clip.sample_rate()))?;
     w.bones(&bones)?;
     let mut sampler = Sampler::new(*clip);
+    let in_place = in_place_bone(clip);
     let time = |s: usize| sample_time(s, clip.sample_rate());
     let per_bone = samples * size_of::<Packed>();
     if per_bone <= budget {
@@ -126,6 +144,7 @@ pub fn write_text_within<W: std::io::Write>(
             for s in 0..samples {
                 sampler.seek(time(s), Rounding::None);
                 sampler.decompress_pose(&mut pose).map_err(WriteTextError::Decoder)?;
+                with_motion(clip, in_place, time(s), &mut pose);
                 for b in members.clone() {
                     buffer[(b - first) * samples + s] = pack(&pose[b]);
                 }
@@ -142,6 +161,9 @@ pub fn write_text_within<W: std::io::Write>(
     } else {
         for (b, bone) in bones.iter().enumerate() {
             let mut value = |s: usize| -> std::io::Result<Packed> {
+                if in_place == Some(b) {
+                    return Ok(pack(&clip.root_local(time(s))));
+                }
                 sampler.seek(time(s), Rounding::None);
                 let t = sampler.decompress_bone(b as u32).map_err(std::io::Error::other)?;
                 Ok(pack(&t))

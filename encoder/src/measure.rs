@@ -74,6 +74,7 @@ pub fn measure(
     let bones = reference.bone_count;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; bones];
+    let in_place = clip.root_motion_bone().filter(|_| clip.root_motion_in_place()).map(|b| b as usize);
     let mut object: Vec<Affine> = vec![Affine::IDENTITY; bones];
     // The 99th percentile needs every error; `f32` halves their memory and is ample
     // for a statistic (the maximum and the bound are checked in `f64`).
@@ -86,8 +87,14 @@ pub fn measure(
         ..ErrorStats::default()
     };
     for s in 0..reference.sample_count {
-        sampler.seek(sample_time(s, clip.sample_rate()), Rounding::None);
+        let time = sample_time(s, clip.sample_rate());
+        sampler.seek(time, Rounding::None);
         sampler.decompress_pose(&mut pose)?;
+        // An in-place root shows its first sample; the game moves the character by the
+        // root motion, so what it sees is the root's own (local) track.
+        if let Some(root) = in_place {
+            pose[root] = clip.root_local(time);
+        }
         // The stored key frame this sample decodes from: itself, except the last
         // sample of a wrapping loop, which is the first again.
         let stored = (s as u32) < clip.sample_count();

@@ -1,5 +1,6 @@
 //! Arbitrary bytes → `Clip::from_bytes` → when valid, sample at times, rounding
-//! modes and bone indices taken from the input. Must never crash.
+//! modes and bone indices taken from the input, and query root motion. Must never
+//! crash.
 //!
 //! `cargo +nightly fuzz run decode` from `fuzz/`.
 #![no_main]
@@ -50,6 +51,12 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = clip.layout();
+    // Root motion: any times, any number of wraps (a corrupted block is refused by
+    // validation; a valid one is read without a panic).
+    let wraps = i32::from(control[6] as i8) * i32::from(control[7]);
+    let d = clip.root_motion(time, time * 0.5, wraps);
+    let _ = d.transform_point(ossa_decoder::glam::Vec3::ONE);
+    let _ = clip.root_transform(time);
 });
 
 /// A transform's bits, NaNs compared as NaNs (their payload is not part of the contract).

@@ -1,6 +1,6 @@
 //! Structure-aware decoding: a valid encoded clip plus a list of mutations aimed at
-//! what validation checks (header fields, offsets, counts, segment entries, bit
-//! rates, range bytes, bone bit sets, sample bits), with the checksum fixed up half of
+//! what validation checks (header fields, offsets, counts, the root-motion block,
+//! segment entries, bit rates, range bytes, bone bit sets, sample bits), with the checksum fixed up half of
 //! the time, so the fuzzer gets past the first checks. Whatever validates must sample
 //! without crashing.
 //!
@@ -27,6 +27,9 @@ enum Mutation {
     TableByte { index: u16, value: u8 },
     /// Flips bits in the sample stream of a segment.
     SampleBits { segment: u16, bit: u16, mask: u32 },
+    /// A word of the root-motion block after the header (bone, options, chain length,
+    /// chain entries, end and in-place values), when there is one.
+    RootMotionWord { index: u8, value: u32 },
     /// Cuts the buffer.
     Truncate { len: u16 },
 }
@@ -38,6 +41,7 @@ struct Plan {
     time: f32,
     rounding: u8,
     bone: u16,
+    wraps: i32,
 }
 
 #[repr(C, align(16))]
@@ -104,6 +108,7 @@ fuzz_target!(|data: &[u8]| {
                     b.copy_from_slice(&v.to_le_bytes());
                 }
             }
+            Mutation::RootMotionWord { index, value } => put(buf, HEADER_SIZE + 4 * (usize::from(index) % 48), value),
             Mutation::Truncate { len: l } => len = len.min(usize::from(l)),
         }
     }
@@ -137,6 +142,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = sampler.decompress_bone(u32::from(plan.bone));
         let _ = sampler.decompress_bone(0);
     }
+    let d = clip.root_motion(plan.time, clip.duration() * 0.37, plan.wraps);
+    let _ = d.transform_point(ossa_decoder::glam::Vec3::ONE);
+    let _ = clip.root_transform(plan.time);
     if let Some(meta) = clip.metadata() {
         for bone in meta.bones() {
             let _ = bone.name.len();

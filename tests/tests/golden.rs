@@ -31,7 +31,10 @@ struct Golden {
 /// where normalising changes no bit); `degenerate` is `edges` with rotations whose
 /// `d` (the squared norm) is infinite or NaN, which must decode to the identity;
 /// `cycle` loops, so the default `--loop auto` wraps it (format 2.1): its last interval
-/// runs from the last segment back to the first.
+/// runs from the last segment back to the first; `stride` walks forward with its root
+/// motion extracted from `hips` (not a root: a chain of one ancestor), so it wraps,
+/// keeps the hips' last sample and shows them in place: a root-motion block with every
+/// part.
 fn golden() -> Vec<Golden> {
     let plain = |name, settings| Golden { name, source: name, settings, patch: None };
     vec![
@@ -40,6 +43,10 @@ fn golden() -> Vec<Golden> {
         plain("edges", Settings { precision: 0.0001, segment_len: 7, ..Settings::default() }),
         plain("blink", Settings::default()),
         plain("cycle", Settings::default()),
+        plain(
+            "stride",
+            Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() },
+        ),
         Golden { name: "unnormalised", source: "pose", settings: Settings::default(), patch: Some(unnormalise) },
         Golden {
             name: "degenerate",
@@ -234,6 +241,7 @@ fn the_golden_files_catch_every_misreading() {
 fn the_golden_files_cover_the_edges() {
     let mut rates = std::collections::BTreeSet::new();
     let (mut single_segment_animated, mut other_length, mut wrap_across_segments) = (false, false, false);
+    let mut full_root_motion_block = false;
     for Golden { name, .. } in golden() {
         let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
         let clip = Clip::from_bytes_verified(&bytes).unwrap();
@@ -242,6 +250,10 @@ fn the_golden_files_cover_the_edges() {
         single_segment_animated |= segments == 1 && animated > 0;
         other_length |= clip.segment_len() != 16 && segments > 1;
         wrap_across_segments |= clip.looping() == format::Looping::Wrap && segments > 1 && animated > 0;
+        // Chain length at byte 72 of the file (root-motion.md).
+        full_root_motion_block |= clip.root_motion_in_place()
+            && clip.root_end_stored()
+            && u32::from_le_bytes(bytes[72..76].try_into().unwrap()) > 0;
         // The segment table's offset, header byte 52 (format-spec/header.md).
         let table = u32::from_le_bytes(bytes[52..56].try_into().unwrap()) as usize;
         for s in 0..segments {
@@ -258,4 +270,5 @@ fn the_golden_files_cover_the_edges() {
     assert!(single_segment_animated, "no animated sub-track in a single-segment clip");
     assert!(other_length, "no multi-segment clip with a segment length other than 16");
     assert!(wrap_across_segments, "no wrapping loop whose last interval crosses from the last segment to the first");
+    assert!(full_root_motion_block, "no root-motion block with a chain, a kept end and an in-place transform");
 }

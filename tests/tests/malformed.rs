@@ -11,6 +11,14 @@ fn example_bytes(include_metadata: bool) -> AlignedBytes {
     compress(&raw, &Settings { include_metadata, ..Settings::default() }).unwrap().bytes
 }
 
+/// `examples/stride` with its root motion extracted from `hips`: a wrapping clip with a
+/// root-motion block holding a chain, a kept end and an in-place transform.
+fn stride_bytes() -> AlignedBytes {
+    let raw = common::load(&common::repo_root().join("examples/stride.acl.sjson"));
+    let settings = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
+    compress(&raw, &settings).unwrap().bytes
+}
+
 /// Samples everything a player could ask for; must never panic.
 fn exercise(clip: Clip<'_>) {
     let mut sampler = Sampler::new(clip);
@@ -31,6 +39,13 @@ fn exercise(clip: Clip<'_>) {
         }
     }
     let _ = clip.layout();
+    for (p, c) in [(0.0, clip.duration()), (f32::NAN, 0.5), (1e9, -1e9), (clip.duration(), 0.0)] {
+        for wraps in [0, 1, -1, 7, i32::MAX, i32::MIN] {
+            let d = clip.root_motion(p, c, wraps);
+            let _ = d.transform_point(ossa_decoder::glam::Vec3::ONE);
+        }
+        let _ = clip.root_transform(p);
+    }
 }
 
 #[test]
@@ -93,8 +108,7 @@ fn flags_newer_than_the_files_version_are_refused() {
 
 #[test]
 fn every_single_byte_corruption_is_detected_and_never_panics() {
-    for include_metadata in [false, true] {
-        let bytes = example_bytes(include_metadata);
+    for bytes in [example_bytes(false), example_bytes(true), stride_bytes()] {
         let mut accepted_by_structure = 0;
         for i in 0..bytes.len() {
             for mask in [0x01u8, 0x80, 0xff, 0x10] {
@@ -113,6 +127,42 @@ fn every_single_byte_corruption_is_detected_and_never_panics() {
         // Sample bits carry no structure, so many corruptions still validate.
         assert!(accepted_by_structure > 0);
     }
+}
+
+/// Each rule of the root-motion block (format-spec/root-motion.md) refuses a file that
+/// breaks it, with the block named.
+#[test]
+fn root_motion_blocks_that_break_a_rule_are_refused() {
+    use ossa_decoder::Section;
+    let bytes = stride_bytes();
+    let clip = Clip::from_bytes(&bytes).unwrap();
+    assert!(clip.root_motion_in_place() && clip.root_end_stored());
+    assert_eq!(u32::from_le_bytes(bytes[72..76].try_into().unwrap()), 1, "a chain of one ancestor");
+    let patched = |at: usize, value: u32| {
+        let mut b = bytes.to_vec();
+        b[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        Clip::from_bytes(&AlignedBytes::new(&b)).map(|_| ()).unwrap_err()
+    };
+    let bad = Error::BadValue(Section::RootMotion);
+    let reserved = Error::NonZeroReserved(Section::RootMotion);
+    assert_eq!(patched(64, 7), bad, "motion bone past the bone count");
+    assert_eq!(patched(68, 4), reserved, "unknown option");
+    assert_eq!(patched(72, 65), bad, "chain longer than 64");
+    assert_eq!(patched(76, 1), reserved, "reserved word");
+    assert_eq!(patched(80, 1), bad, "chain entry is the motion bone");
+    assert_eq!(patched(80, 9), bad, "chain entry past the bone count");
+    assert_eq!(patched(84, 3), reserved, "chain padding");
+    assert_eq!(patched(96, f32::NAN.to_bits()), bad, "end rotation not finite");
+    assert_eq!(patched(96 + 28, 1), reserved, "end reserved word");
+    let mut b = bytes.to_vec();
+    b[128..144].fill(0);
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).map(|_| ()).unwrap_err(), bad, "a zero in-place rotation");
+    assert_eq!(patched(128 + 40, 2), reserved, "in-place reserved word");
+    // A kept end only makes sense in a wrapping loop.
+    let mut b = bytes.to_vec();
+    let flags = u32::from_le_bytes(b[16..20].try_into().unwrap()) & !2;
+    b[16..20].copy_from_slice(&flags.to_le_bytes());
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).map(|_| ()).unwrap_err(), bad);
 }
 
 #[test]

@@ -11,6 +11,7 @@ pub mod bit_rates;
 pub mod classify;
 pub mod hierarchy;
 pub mod reference;
+pub mod root_motion;
 pub mod sub_track;
 pub mod writer;
 
@@ -42,6 +43,14 @@ pub struct Settings {
     pub segment_len: u8,
     /// Clamp, wrap, or decide from the clip (default).
     pub looping: LoopSetting,
+    /// The root-motion bone, by name; `None`: the first root (bone 0). A bone with a
+    /// parent has its motion composed through its ancestors.
+    pub root_motion_bone: Option<String>,
+    /// Take the root motion out of the poses: they show the root-motion bone at its
+    /// first sample (in place), and its motion is read through the decoder's
+    /// root-motion queries. A loop whose pose closes in place then wraps under
+    /// [`LoopSetting::Auto`] even when its root travels, its last sample kept.
+    pub extract_root_motion: bool,
 }
 
 impl Default for Settings {
@@ -51,6 +60,8 @@ impl Default for Settings {
             include_metadata: true,
             segment_len: DEFAULT_SEGMENT_LEN,
             looping: LoopSetting::Auto,
+            root_motion_bone: None,
+            extract_root_motion: false,
         }
     }
 }
@@ -97,6 +108,15 @@ pub enum CompressError {
     /// Wrapping was asked for a clip of a single sample, which has no last sample
     /// to drop.
     CannotWrap,
+    /// No bone has the root-motion bone's name.
+    NoSuchBone(String),
+    /// The root-motion bone named has more ancestors than the format's limit.
+    RootChainTooDeep {
+        /// The bone named.
+        bone: String,
+        /// Its number of ancestors.
+        depth: usize,
+    },
     /// Even raw single-precision floats cannot hold the precision (values so large,
     /// or hierarchies so deep, that `f32` rounding alone exceeds it). No output is
     /// produced rather than one above the bound.
@@ -139,6 +159,13 @@ impl fmt::Display for CompressError {
             CompressError::CannotWrap => {
                 f.write_str("a clip of a single sample cannot wrap: it has no repeated last sample to drop")
             }
+            CompressError::NoSuchBone(name) => write!(f, "no bone is named '{}' (root-motion bone)", shown(name)),
+            CompressError::RootChainTooDeep { bone, depth } => write!(
+                f,
+                "root-motion bone '{}' has {depth} ancestors; the format composes root motion through at most {}",
+                shown(bone),
+                format::MAX_ROOT_CHAIN
+            ),
             CompressError::PrecisionUnreachable { bone, sample, error, precision, magnitude } => write!(
                 f,
                 "precision {} cannot be held: bone '{}' at sample {sample} stays {} off even with its whole chain \
@@ -216,7 +243,9 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     let reference = Reference::new(clip)?;
     let mut tracks = classify::classify(&reference, precision);
 
-    let closes = loops(&reference, precision);
+    let motion_bone = root_motion::motion_bone(clip, settings.root_motion_bone.as_deref())?;
+    let in_place = motion_bone.filter(|_| settings.extract_root_motion);
+    let closes = root_motion::closes(&reference, precision, in_place);
     let looping = match settings.looping {
         LoopSetting::Clamp => Looping::Clamp,
         LoopSetting::Wrap if clip.sample_count < 2 => return Err(CompressError::CannotWrap),
@@ -237,7 +266,9 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         })
         .collect();
     let ranged = segment_count > 1;
-    let shape = writer::ClipShape { sample_count, looping, sample_rate: clip.sample_rate as f32, segment_len };
+    let root_motion = root_motion::block(clip, &reference, motion_bone, looping, in_place.is_some());
+    let shape =
+        writer::ClipShape { sample_count, looping, root_motion, sample_rate: clip.sample_rate as f32, segment_len };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     let metadata = settings.include_metadata.then_some((clip, precision as f32));
 
@@ -307,18 +338,6 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             });
         }
     }
-}
-
-/// Whether the clip loops: it has more than one sample, and every bone's last sample
-/// is within `precision` of its first in object space (its virtual vertices, as the
-/// error is measured). A root that travels over the clip fails this, so root motion
-/// is never dropped with the last sample. The compression then holds the bound at
-/// the last sample too, decoded from the first key frame.
-fn loops(reference: &Reference, precision: f64) -> bool {
-    let last = reference.sample_count.saturating_sub(1);
-    last > 0
-        && (0..reference.bone_count)
-            .all(|b| reference.error(0, b, &reference.object[reference.at(last, b)]) <= precision)
 }
 
 /// Makes a bone that bit rates cannot fix fixable: promotes the constant or default

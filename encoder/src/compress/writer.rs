@@ -1,9 +1,9 @@
 //! Lays a compressed clip out as an `.ossa` buffer (see `format-spec/`).
 
 use ossa_decoder::format::{
-    self, ClipHeader, Looping, SegmentEntry, SubTrackClass, TrackList, ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT,
-    BIT_READ_SLACK, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC,
-    RANK_BLOCK_BITS, VERSION_MAJOR,
+    self, ClipHeader, Looping, RootEnd, RootInPlace, RootMotionBlock, SegmentEntry, SubTrackClass, TrackList,
+    ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FLAG_ROOT_MOTION,
+    FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR,
 };
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
@@ -12,12 +12,27 @@ use super::sub_track::{SegmentCode, SubTrack};
 use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, RawClip};
 
+/// The root-motion block and the optional parts its options announce.
+#[derive(Clone, Debug)]
+pub struct RootMotionParts {
+    /// Bone and options.
+    pub block: RootMotionBlock,
+    /// The motion bone's ancestors, outermost first.
+    pub chain: Vec<usize>,
+    /// The root's dropped last sample (with `ROOT_END_STORED`).
+    pub end: Option<RootEnd>,
+    /// The in-place transform (with `ROOT_IN_PLACE`).
+    pub in_place: Option<RootInPlace>,
+}
+
 /// Everything the writer needs besides the tracks.
 pub struct ClipShape {
     /// Samples stored (the source's, less the repeated last one of a wrapping loop).
     pub sample_count: u32,
     /// Clamp or wrap.
     pub looping: Looping,
+    /// The root-motion block, when the clip needs one.
+    pub root_motion: Option<RootMotionParts>,
     /// Samples per second.
     pub sample_rate: f32,
     /// Samples per segment.
@@ -43,6 +58,23 @@ pub fn write(
     let bound = size_bound(shape, tracks, segments, metadata);
     let mut out = memory::with_capacity(bound, "the compressed clip")?;
     out.resize(HEADER_SIZE, 0);
+    if let Some(root) = &shape.root_motion {
+        out.extend_from_slice(root.block.as_bytes());
+        for &bone in &root.chain {
+            out.extend_from_slice(&(bone as u32).to_le_bytes());
+        }
+        pad(&mut out);
+        if let Some(end) = &root.end {
+            out.extend_from_slice(end.as_bytes());
+        }
+        if let Some(in_place) = &root.in_place {
+            out.extend_from_slice(in_place.as_bytes());
+        }
+        debug_assert_eq!(
+            out.len() - HEADER_SIZE,
+            format::root_motion_len(root.block.options.get(), root.chain.len() as u32)
+        );
+    }
 
     // Track descriptions: the eight bone bit sets, then their rank directories.
     let tracks_offset = out.len();
@@ -164,6 +196,9 @@ pub fn write(
     if shape.looping == Looping::Wrap {
         flags |= FLAG_LOOP_WRAP;
     }
+    if shape.root_motion.is_some() {
+        flags |= FLAG_ROOT_MOTION;
+    }
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
@@ -206,6 +241,7 @@ fn size_bound(
         |class| -> usize { tracks.iter().filter(|t| t.class == class).map(|t| t.components as usize).sum() };
     let animated = tracks.iter().filter(|t| t.class == SubTrackClass::Animated).count();
     let mut size = HEADER_SIZE
+        + format::root_motion_len(format::ROOT_KNOWN_OPTIONS, format::MAX_ROOT_CHAIN)
         + format::track_section_len(bones)
         + pad
         + components(SubTrackClass::Constant) * 4

@@ -63,3 +63,56 @@ fn loop_mistakes_are_clear_errors() {
     assert!(stderr(&o).contains("auto") && stderr(&o).contains("wrap"), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+fn stride() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/stride.acl.sjson")
+}
+
+/// A walk that travels: clamped by default (its root travels), wrapped once its root
+/// motion is extracted (the in-place pose closes), the hips' end kept; `info` says so.
+#[test]
+fn extracting_root_motion_lets_a_travelling_walk_wrap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, extracted) = (dir.path().join("p.ossa"), dir.path().join("e.ossa"));
+    let p = json(&ossa(&["compress", s(&stride()), "-o", s(&plain), "--json"]));
+    assert_eq!(p["looping"], "clamp");
+    let e = json(&ossa(&[
+        "compress",
+        s(&stride()),
+        "-o",
+        s(&extracted),
+        "--root-motion-bone",
+        "hips",
+        "--extract-root-motion",
+        "--json",
+    ]));
+    assert_eq!(e["looping"], "wrap");
+    assert!(e["max_error"].as_f64().unwrap() <= 0.01);
+    let info = json(&ossa(&["info", s(&extracted), "--json"]));
+    let root = &info["root_motion"];
+    assert_eq!((root["bone"].as_u64(), root["name"].as_str()), (Some(1), Some("hips")));
+    assert_eq!((root["in_place"].as_bool(), root["end_stored"].as_bool()), (Some(true), Some(true)));
+    let info = json(&ossa(&["info", s(&plain), "--json"]));
+    assert_eq!(info["root_motion"]["bone"], 0);
+    assert_eq!(info["root_motion"]["in_place"], false);
+
+    // Decompressed, the motion is back in the hips: the source's travel, sample by sample.
+    let back = dir.path().join("back.acl.sjson");
+    assert!(ossa(&["decompress", s(&extracted), "-o", s(&back)]).status.success());
+    let back = acl_text::read_clip(&std::fs::read_to_string(&back).unwrap(), "back").unwrap();
+    let source = acl_text::read_clip(&std::fs::read_to_string(stride()).unwrap(), "stride").unwrap();
+    assert_eq!(back.sample_count, 41);
+    for s in [0, 10, 39, 40] {
+        let (a, b) = (back.tracks[1].translations[s], source.tracks[1].translations[s]);
+        assert!((a[0] - b[0]).abs() < 0.01, "sample {s}: {a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn an_unknown_root_motion_bone_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.ossa");
+    let o = ossa(&["compress", s(&stride()), "-o", s(&out), "--root-motion-bone", "tail_tip"]);
+    assert_error(&o, &["stride.acl.sjson", "no bone is named 'tail_tip'"]);
+    assert!(!out.exists());
+}

@@ -37,11 +37,19 @@ pub enum Misreading {
     /// A wrapping clip's duration decoded as its last stored sample rather than as
     /// its first (the sample the source repeated there).
     WrapEndIsLast,
+    /// The in-place option of the root-motion block ignored: the root-motion bone
+    /// decoded from its track.
+    InPlaceIgnored,
+    /// The root-motion block's ancestor chain read without its padding to a multiple
+    /// of four entries.
+    ChainUnpadded,
+    /// The in-place transform read right after the chain, as if no end were kept.
+    EndNotSkipped,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 10] = [
+    pub const ALL: [Misreading; 13] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -52,6 +60,9 @@ impl Misreading {
         Misreading::NonFiniteThrough,
         Misreading::WrapIgnored,
         Misreading::WrapEndIsLast,
+        Misreading::InPlaceIgnored,
+        Misreading::ChainUnpadded,
+        Misreading::EndNotSkipped,
     ];
 }
 
@@ -242,8 +253,29 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         }
     };
 
+    // The root-motion block (root-motion.md): the in-place bone and its transform.
+    let in_place = (u32_at(b, 16) & 4 != 0 && misreading != Misreading::InPlaceIgnored).then(|| {
+        let (bone, options, chain_len) = (u32_at(b, 64) as usize, u32_at(b, 68), u32_at(b, 72) as usize);
+        let chain = if misreading == Misreading::ChainUnpadded { 4 * chain_len } else { 16 * chain_len.div_ceil(4) };
+        let end = if options & 1 != 0 && misreading != Misreading::EndNotSkipped { 32 } else { 0 };
+        let at = 64 + 16 + chain + end;
+        (options & 2 != 0).then(|| {
+            let q = normalise([0, 1, 2, 3].map(|m| f32_at(b, at + 4 * m)));
+            let mut out = [0.0; 10];
+            out[..4].copy_from_slice(&q);
+            for m in 0..6 {
+                out[4 + m] = f32_at(b, at + 16 + 4 * m);
+            }
+            (bone, out)
+        })
+    });
+    let in_place = in_place.flatten();
+
     (0..bones)
         .map(|bone| {
+            if let Some((_, t)) = in_place.filter(|(b, _)| *b == bone) {
+                return t;
+            }
             let mut out = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
             // Rotation.
             let q = match stored(&[0, 1], bone) {

@@ -48,6 +48,16 @@ pub enum Command {
         /// travels).
         #[arg(long = "loop", value_enum, default_value_t = Loop::Auto)]
         looping: Loop,
+        /// The bone that carries root motion (a bone without a parent); default: the
+        /// first root.
+        #[arg(long, value_name = "NAME")]
+        root_motion_bone: Option<String>,
+        /// Take the root motion out of the poses: they show the root-motion bone at
+        /// its first sample (in place), and the decoder's root-motion queries give its
+        /// motion. A loop whose pose closes in place then wraps even when its root
+        /// travels, its last sample kept.
+        #[arg(long)]
+        extract_root_motion: bool,
         /// Print one JSON object instead of a summary line.
         #[arg(long)]
         json: bool,

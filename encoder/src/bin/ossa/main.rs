@@ -83,12 +83,24 @@ fn usage_error(e: clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<(), Failure> {
     let limit = cli.memory_limit.unwrap_or_else(MemoryLimit::detect);
     match cli.command {
-        Command::Compress { input, output, precision, strip_metadata, segment_len, looping, json } => {
+        Command::Compress {
+            input,
+            output,
+            precision,
+            strip_metadata,
+            segment_len,
+            looping,
+            root_motion_bone,
+            extract_root_motion,
+            json,
+        } => {
             let settings = ossa_encoder::Settings {
                 precision,
                 include_metadata: !strip_metadata,
                 segment_len,
                 looping: looping.into(),
+                root_motion_bone,
+                extract_root_motion,
             };
             commands::compress::run(&input, &output, &settings, json, &limit)
         }

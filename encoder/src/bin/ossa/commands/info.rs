@@ -22,6 +22,12 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     if clip.looping() == Looping::Wrap {
         flags.push("loop-wrap");
     }
+    if clip.flags() & ossa_decoder::format::FLAG_ROOT_MOTION != 0 {
+        flags.push("root-motion");
+    }
+    let root_bone = clip.root_motion_bone();
+    let root_name =
+        root_bone.and_then(|b| clip.metadata().and_then(|m| m.bones().nth(b as usize)).map(|b| b.name.to_owned()));
     let compressed = layout.total - layout.metadata;
     if json {
         let v = json!({
@@ -33,6 +39,12 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "sample_rate": clip.sample_rate(),
             "looping": clip.looping().name(),
             "duration": clip.duration(),
+            "root_motion": root_bone.map(|b| json!({
+                "bone": b,
+                "name": root_name,
+                "in_place": clip.root_motion_in_place(),
+                "end_stored": clip.root_end_stored(),
+            })),
             "segments": clip.segment_count(),
             "segment_len": clip.segment_len(),
             "animated_sub_tracks": clip.animated_sub_tracks(),
@@ -67,6 +79,18 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
         clip.segment_len(),
         clip.animated_sub_tracks()
     ))?;
+    if let Some(b) = root_bone {
+        let mut how = vec![];
+        if clip.root_motion_in_place() {
+            how.push("poses in place");
+        }
+        if clip.root_end_stored() {
+            how.push("loop end kept");
+        }
+        let name = root_name.map(|n| format!(" ({n:?})")).unwrap_or_default();
+        let how = if how.is_empty() { String::new() } else { format!(", {}", how.join(", ")) };
+        say(format!("  root motion bone {b}{name}{how}"))?;
+    }
     say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;
     say(format!("  header            {:>8} B", layout.header))?;
     say(format!("  clip metadata     {:>8} B", layout.clip_metadata))?;
