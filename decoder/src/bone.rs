@@ -6,6 +6,7 @@
 //!
 //! [`RANK_BLOCK_BITS`]: crate::format::RANK_BLOCK_BITS
 
+use crate::additive::Additive;
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
 use crate::decode::{finish_rotation, floats, key_value, lerp, Rate, SegmentRange};
@@ -39,6 +40,9 @@ pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, bone:
         animated::<V, SCALE, 3>(clip, keys, alpha, bone, &mut t);
     } else if has(false, TrackList::Scale) {
         constant::<V, SCALE, 3>(clip, bone, &mut t);
+    } else if clip.additive() == Additive::Additive1 {
+        // A default scale is 0 in an additive1 clip.
+        t.scale = glam::Vec3::ZERO;
     }
     t
 }

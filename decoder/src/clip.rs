@@ -6,12 +6,13 @@
 
 use zerocopy::FromBytes;
 
+use crate::additive::Additive;
 use crate::bytes::{aligned_section, f32_at, u32_at};
 use crate::error::{Error, Section};
 use crate::format::{
-    self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ADDITIVE_NONE, ALIGNMENT,
-    BITSET_COUNT, BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES,
-    MAX_SAMPLES, MAX_SEGMENT_LEN, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
+    self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ALIGNMENT, BITSET_COUNT,
+    BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES, MAX_SAMPLES,
+    MAX_SEGMENT_LEN, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::metadata::Metadata;
 use crate::track_lists::{popcount, TrackLists};
@@ -127,8 +128,11 @@ impl<'a> Clip<'a> {
         if header.kind != KIND_TRANSFORMS {
             return Err(Error::UnsupportedKind(header.kind));
         }
-        if header.additive != ADDITIVE_NONE {
-            return Err(Error::UnsupportedAdditive(header.additive));
+        // Additive clips are 2.1: a 2.0 file must say "not additive".
+        match Additive::from_byte(header.additive) {
+            Some(Additive::None) => {}
+            Some(_) if minor >= 1 => {}
+            _ => return Err(Error::UnsupportedAdditive(header.additive)),
         }
         if header.reserved0 != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
@@ -396,6 +400,12 @@ impl<'a> Clip<'a> {
     /// Samples per second.
     pub fn sample_rate(&self) -> f32 {
         self.sample_rate
+    }
+    /// Whether the clip is additive, and how its poses apply to a base pose
+    /// ([`Additive::apply`]).
+    #[inline]
+    pub fn additive(&self) -> Additive {
+        Additive::from_byte(self.header.additive).unwrap_or_default()
     }
     /// How playback treats the clip's ends: clamp or wrap.
     #[inline]

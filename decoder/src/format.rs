@@ -98,7 +98,8 @@ impl Looping {
 pub const KIND_TRANSFORMS: u8 = 0;
 /// `ClipHeader::kind` (reserved): a list of scalar tracks.
 pub const KIND_SCALAR_TRACKS: u8 = 1;
-/// `ClipHeader::additive`: a normal (non-additive) clip.
+/// `ClipHeader::additive`: a normal (non-additive) clip. Values 1 to 3 (2.1) are the
+/// additive modes of [`crate::Additive`].
 pub const ADDITIVE_NONE: u8 = 0;
 
 /// Bit rates a segment may give an animated sub-track: 0 (constant within the

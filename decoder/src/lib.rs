@@ -50,6 +50,7 @@
     )
 )]
 
+mod additive;
 mod bone;
 mod bytes;
 mod clip;
@@ -66,6 +67,7 @@ mod simd;
 mod track_lists;
 mod transform;
 
+pub use additive::Additive;
 pub use clip::{Clip, Layout};
 pub use error::{Error, Section};
 pub use glam;

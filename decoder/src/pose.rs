@@ -4,6 +4,7 @@
 //! cost follows the stored sub-tracks, not the bone count, and no per-sub-track
 //! decision is made at run time that the list already decides.
 
+use crate::additive::Additive;
 use crate::clip::Clip;
 use crate::decode::{finish_rotations, floats, key_value, lerp, Rate, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList};
@@ -47,6 +48,13 @@ fn pose_with<V: Lanes, const RANGED: bool, const SAME: bool>(
     };
     for t in out.iter_mut() {
         *t = Transform::IDENTITY;
+    }
+    // An additive1 clip's default scale is 0 (a separate pass, so that the common
+    // case fills constant identities).
+    if clip.additive() == Additive::Additive1 {
+        for t in out.iter_mut() {
+            t.scale = glam::Vec3::ZERO;
+        }
     }
     constants::<V, ROTATION3, 3>(clip, out);
     constants::<V, ROTATION4, 4>(clip, out);

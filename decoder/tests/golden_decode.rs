@@ -92,7 +92,7 @@ fn single_byte_corruptions_are_refused_or_sample_safely() {
 /// this one needs no encoder, so it also runs on aarch64 under qemu.)
 #[test]
 fn native_backend_matches_the_scalar_reference_on_golden_files() {
-    for name in ["pose", "wave", "cycle", "stride"] {
+    for name in ["pose", "wave", "cycle", "stride", "wave_additive"] {
         let (buf, len) = golden(&format!("{name}.ossa"));
         let clip = Clip::from_bytes(&buf.0[..len]).unwrap();
         let mut sampler = Sampler::new(clip);

@@ -39,7 +39,14 @@ pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_d
             track.scales.push(r.scale);
         }
     }
-    Ok(RawClip { name, sample_rate: f64::from(clip.sample_rate()), sample_count: samples, bones, tracks })
+    Ok(RawClip {
+        name,
+        sample_rate: f64::from(clip.sample_rate()),
+        sample_count: samples,
+        bones,
+        tracks,
+        additive: None,
+    })
 }
 
 /// The root-motion bone when poses show it in place.
@@ -127,8 +134,9 @@ pub fn write_text_within<W: std::io::Write>(
     let (name, bones) = skeleton(clip, default_name);
     let samples = clip.source_sample_count() as usize;
     let mut w = crate::acl_text::TextWriter::new(out);
-    w.header(&name, samples, f64::from(clip.sample_rate()))?;
+    w.header(&name, samples, f64::from(clip.sample_rate()), clip.additive(), None)?;
     w.bones(&bones)?;
+    w.begin_tracks("tracks")?;
     let mut sampler = Sampler::new(*clip);
     let in_place = in_place_bone(clip);
     let time = |s: usize| sample_time(s, clip.sample_rate());
@@ -175,6 +183,7 @@ pub fn write_text_within<W: std::io::Write>(
             w.end_track()?;
         }
     }
+    w.end_tracks()?;
     Ok(w.finish()?)
 }
 

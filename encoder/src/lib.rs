@@ -25,4 +25,4 @@ pub mod sjson;
 
 pub use aligned::AlignedBytes;
 pub use compress::{compress, CompressError, Compressed, LoopSetting, Settings};
-pub use raw_clip::{Bone, BoneTrack, ClipError, RawClip, RawTransform};
+pub use raw_clip::{AdditiveBase, Bone, BoneTrack, ClipError, RawClip, RawTransform};

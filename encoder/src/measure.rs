@@ -3,7 +3,7 @@
 
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 
-use crate::compress::reference::Reference;
+use crate::compress::reference::{LocalValues, Reference};
 use crate::error_metric::Affine;
 use crate::memory::{self, OutOfMemory};
 
@@ -103,11 +103,12 @@ pub fn measure(
         let counted = stored || bound_loop_end;
         for b in 0..bones {
             let t = &pose[b];
-            let local = Affine::from_parts(
-                t.rotation.to_array().map(f64::from),
-                t.translation.to_array().map(f64::from),
-                t.scale.to_array().map(f64::from),
-            );
+            // What the game sees: the decoded transform, or for an additive clip the
+            // base with it applied.
+            let [tx, ty, tz] = t.translation.to_array();
+            let [sx, sy, sz] = t.scale.to_array();
+            let values = LocalValues { parts: [t.rotation.to_array(), [tx, ty, tz, 0.0], [sx, sy, sz, 0.0]] };
+            let local = reference.affine_of(s, b, &values);
             object[b] = match reference.parent(b) {
                 Some(p) => object[p].then(&local),
                 None => local,

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use ossa_decoder::format::{self, MAX_BONES, MAX_SAMPLES};
+use ossa_decoder::Additive;
 
 use crate::message::{name as shown, number};
 
@@ -66,6 +67,26 @@ pub struct RawClip {
     pub bones: Vec<Bone>,
     /// One track per bone, same order.
     pub tracks: Vec<BoneTrack>,
+    /// For an additive clip: how it applies and the base it applies to.
+    pub additive: Option<AdditiveBase>,
+}
+
+/// The base of an additive clip: the pose the additive tracks apply to, which the
+/// error is measured on (as a game sees it), and how they combine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdditiveBase {
+    /// How the clip's transforms apply to the base's ([`Additive::apply`]); never
+    /// [`Additive::None`].
+    pub format: Additive,
+    /// The base clip's name.
+    pub name: String,
+    /// Its samples per second.
+    pub sample_rate: f64,
+    /// Its samples per track (at least 1). The base is sampled at the additive clip's
+    /// sample times, interpolated, and held at its ends past them.
+    pub sample_count: usize,
+    /// One track per bone of the additive clip, same order.
+    pub tracks: Vec<BoneTrack>,
 }
 
 /// What is wrong with a raw clip. Names the bone and the sample where one applies.
@@ -83,6 +104,8 @@ pub enum ClipError {
     },
     /// More bones or samples than the format supports.
     TooLarge(String),
+    /// The additive base is inconsistent with the clip.
+    BadAdditiveBase(String),
     /// A bone's parent is not an earlier bone.
     BadParent {
         /// Bone name.
@@ -150,6 +173,7 @@ impl fmt::Display for ClipError {
                 None => write!(f, "sample_rate {} is not valid", number(*rate)),
             },
             ClipError::TooLarge(what) => write!(f, "{what}"),
+            ClipError::BadAdditiveBase(what) => write!(f, "additive base: {what}"),
             ClipError::BadParent { bone } => {
                 write!(f, "bone '{}': parent must be a bone listed before it", shown(bone))
             }
@@ -199,7 +223,8 @@ impl RawClip {
             // `check` proved every quaternion normalisable.
             bone.bind_pose.rotation = normalize(bone.bind_pose.rotation).unwrap_or([0.0, 0.0, 0.0, 1.0]);
         }
-        for track in &mut self.tracks {
+        let base_tracks = self.additive.iter_mut().flat_map(|b| b.tracks.iter_mut());
+        for track in self.tracks.iter_mut().chain(base_tracks) {
             for q in &mut track.rotations {
                 *q = normalize(*q).unwrap_or([0.0, 0.0, 0.0, 1.0]);
             }
@@ -272,45 +297,93 @@ impl RawClip {
                 return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: None });
             }
         }
-        let expected = self.sample_count;
-        for (bone, track) in self.bones.iter().zip(&self.tracks) {
-            let count = |sub_track, found| {
-                if found == expected {
-                    Ok(())
-                } else {
-                    Err(ClipError::SampleCountMismatch { bone: bone.name.clone(), sub_track, found, expected })
-                }
-            };
-            count("rotations", track.rotations.len())?;
-            count("translations", track.translations.len())?;
-            count("scales", track.scales.len())?;
-            let non_finite =
-                |sub_track, sample| ClipError::NonFinite { bone: bone.name.clone(), sub_track, sample: Some(sample) };
-            for (sample, q) in track.rotations.iter().enumerate() {
-                if !q.iter().all(|v| v.is_finite()) {
-                    return Err(non_finite("rotations", sample));
-                }
-                if normalize(*q).is_none() {
-                    return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) });
-                }
+        check_tracks(&self.bones, &self.tracks, self.sample_count, ["rotations", "translations", "scales"])?;
+        if let Some(base) = &self.additive {
+            if base.format == Additive::None {
+                return Err(ClipError::BadAdditiveBase("an additive base needs an additive format".into()));
             }
-            if let Some(s) = track.translations.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
-                return Err(non_finite("translations", s));
+            if base.sample_count == 0 || base.sample_count > MAX_SAMPLES as usize {
+                return Err(ClipError::BadAdditiveBase(format!(
+                    "additive_base_num_samples {} is not 1 to {MAX_SAMPLES}",
+                    base.sample_count
+                )));
             }
-            if let Some(s) = track.scales.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
-                return Err(non_finite("scales", s));
+            let transform_samples = self.bones.len() as u64 * base.sample_count as u64;
+            if transform_samples > MAX_TRANSFORM_SAMPLES {
+                return Err(ClipError::TooLarge(format!(
+                    "the additive base's {} bones × {} samples = {transform_samples} transform samples, more than the encoder's limit of {MAX_TRANSFORM_SAMPLES}",
+                    self.bones.len(),
+                    base.sample_count
+                )));
             }
-            let too_large =
-                |sub_track, sample| ClipError::OutOfRange { bone: bone.name.clone(), sub_track, sample: Some(sample) };
-            if let Some(s) = track.translations.iter().position(|v| !fits_f32(v)) {
-                return Err(too_large("translations", s));
+            if let Some(problem) = sample_rate_problem(base.sample_rate, base.sample_count) {
+                return Err(ClipError::BadAdditiveBase(format!("additive_base_sample_rate: {problem}")));
             }
-            if let Some(s) = track.scales.iter().position(|v| !fits_f32(v)) {
-                return Err(too_large("scales", s));
+            if base.tracks.len() != self.bones.len() {
+                return Err(ClipError::BadAdditiveBase(format!(
+                    "{} base tracks for {} bones",
+                    base.tracks.len(),
+                    self.bones.len()
+                )));
             }
+            check_tracks(
+                &self.bones,
+                &base.tracks,
+                base.sample_count,
+                ["base rotations", "base translations", "base scales"],
+            )?;
         }
         Ok(())
     }
+}
+
+/// Checks the tracks of `bones` (the clip's or its additive base's): `expected`
+/// samples in each sub-track (`names` in messages), finite values within `f32`,
+/// normalisable rotations.
+fn check_tracks(
+    bones: &[Bone],
+    tracks: &[BoneTrack],
+    expected: usize,
+    names: [&'static str; 3],
+) -> Result<(), ClipError> {
+    let [rotations, translations, scales] = names;
+    for (bone, track) in bones.iter().zip(tracks) {
+        let count = |sub_track, found| {
+            if found == expected {
+                Ok(())
+            } else {
+                Err(ClipError::SampleCountMismatch { bone: bone.name.clone(), sub_track, found, expected })
+            }
+        };
+        count(rotations, track.rotations.len())?;
+        count(translations, track.translations.len())?;
+        count(scales, track.scales.len())?;
+        let non_finite =
+            |sub_track, sample| ClipError::NonFinite { bone: bone.name.clone(), sub_track, sample: Some(sample) };
+        for (sample, q) in track.rotations.iter().enumerate() {
+            if !q.iter().all(|v| v.is_finite()) {
+                return Err(non_finite(rotations, sample));
+            }
+            if normalize(*q).is_none() {
+                return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) });
+            }
+        }
+        if let Some(s) = track.translations.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+            return Err(non_finite(translations, s));
+        }
+        if let Some(s) = track.scales.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+            return Err(non_finite(scales, s));
+        }
+        let too_large =
+            |sub_track, sample| ClipError::OutOfRange { bone: bone.name.clone(), sub_track, sample: Some(sample) };
+        if let Some(s) = track.translations.iter().position(|v| !fits_f32(v)) {
+            return Err(too_large(translations, s));
+        }
+        if let Some(s) = track.scales.iter().position(|v| !fits_f32(v)) {
+            return Err(too_large(scales, s));
+        }
+    }
+    Ok(())
 }
 
 /// What is wrong with `rate` as the sample rate of a clip of `samples` samples, if

@@ -68,8 +68,14 @@ fn native_and_scalar_backends_agree_bit_for_bit_on_every_shared_clip() {
 /// low bit rate holds, compressed at `precision` (tiny ones force raw 32-bit samples).
 fn extreme(bones: usize, samples: usize, precision: f64, seed: u64) -> (RawClip, Settings) {
     let mut rng = Rng(seed);
-    let mut clip =
-        RawClip { name: "extreme".into(), sample_rate: 30.0, sample_count: samples, bones: vec![], tracks: vec![] };
+    let mut clip = RawClip {
+        name: "extreme".into(),
+        sample_rate: 30.0,
+        sample_count: samples,
+        bones: vec![],
+        tracks: vec![],
+        additive: None,
+    };
     for b in 0..bones {
         clip.bones.push(Bone {
             name: format!("b{b}"),

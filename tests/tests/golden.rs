@@ -34,7 +34,8 @@ struct Golden {
 /// runs from the last segment back to the first; `stride` walks forward with its root
 /// motion extracted from `hips` (not a root: a chain of one ancestor), so it wraps,
 /// keeps the hips' last sample and shows them in place: a root-motion block with every
-/// part.
+/// part; `wave_additive` is an additive1 clip whose bones without scale tracks
+/// decode a scale of 0.
 fn golden() -> Vec<Golden> {
     let plain = |name, settings| Golden { name, source: name, settings, patch: None };
     vec![
@@ -43,6 +44,7 @@ fn golden() -> Vec<Golden> {
         plain("edges", Settings { precision: 0.0001, segment_len: 7, ..Settings::default() }),
         plain("blink", Settings::default()),
         plain("cycle", Settings::default()),
+        plain("wave_additive", Settings::default()),
         plain(
             "stride",
             Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() },
@@ -241,7 +243,7 @@ fn the_golden_files_catch_every_misreading() {
 fn the_golden_files_cover_the_edges() {
     let mut rates = std::collections::BTreeSet::new();
     let (mut single_segment_animated, mut other_length, mut wrap_across_segments) = (false, false, false);
-    let mut full_root_motion_block = false;
+    let (mut full_root_motion_block, mut additive1_default_scale) = (false, false);
     for Golden { name, .. } in golden() {
         let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
         let clip = Clip::from_bytes_verified(&bytes).unwrap();
@@ -250,6 +252,10 @@ fn the_golden_files_cover_the_edges() {
         single_segment_animated |= segments == 1 && animated > 0;
         other_length |= clip.segment_len() != 16 && segments > 1;
         wrap_across_segments |= clip.looping() == format::Looping::Wrap && segments > 1 && animated > 0;
+        // An additive1 clip with a bone whose scale is not stored.
+        additive1_default_scale |= clip.additive() == ossa_decoder::Additive::Additive1
+            && (0..clip.bone_count())
+                .any(|b| clip.sub_track_class(format::SubTrackKind::Scale, b) == Some(format::SubTrackClass::Default));
         // Chain length at byte 72 of the file (root-motion.md).
         full_root_motion_block |= clip.root_motion_in_place()
             && clip.root_end_stored()
@@ -271,4 +277,5 @@ fn the_golden_files_cover_the_edges() {
     assert!(other_length, "no multi-segment clip with a segment length other than 16");
     assert!(wrap_across_segments, "no wrapping loop whose last interval crosses from the last segment to the first");
     assert!(full_root_motion_block, "no root-motion block with a chain, a kept end and an in-place transform");
+    assert!(additive1_default_scale, "no additive1 clip with a default scale");
 }

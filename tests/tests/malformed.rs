@@ -104,6 +104,15 @@ fn flags_newer_than_the_files_version_are_refused() {
     assert_eq!(clip.duration(), clip.sample_count() as f32 / clip.sample_rate());
     b[16..20].copy_from_slice(&(1u32 << 31).to_le_bytes());
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(1 << 31));
+
+    // Additive modes 1 to 3 are 2.1 too; 4 and above are no mode at all.
+    let mut b = bytes.to_vec();
+    b[21] = 3;
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnsupportedAdditive(3));
+    b[6..8].copy_from_slice(&1u16.to_le_bytes());
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap().additive(), ossa_decoder::Additive::Additive1);
+    b[21] = 4;
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnsupportedAdditive(4));
 }
 
 #[test]

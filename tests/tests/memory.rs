@@ -100,7 +100,14 @@ fn clip(shape: &Shape) -> RawClip {
         }
         tracks.push(t);
     }
-    RawClip { name: "memory".into(), sample_rate: 30.0, sample_count: shape.samples, bones: skeleton, tracks }
+    RawClip {
+        name: "memory".into(),
+        sample_rate: 30.0,
+        sample_count: shape.samples,
+        bones: skeleton,
+        tracks,
+        additive: None,
+    }
 }
 
 /// Peak live heap over reading `text` and compressing it, from a baseline of what

@@ -13,6 +13,7 @@ fn one_bone(sample_rate: f64, translation: [f64; 3]) -> RawClip {
             translations: vec![translation; 2],
             scales: vec![[1.0; 3]; 2],
         }],
+        additive: None,
     }
 }
 

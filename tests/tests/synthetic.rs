@@ -68,7 +68,14 @@ fn make(spec: &Spec, seed: u64) -> RawClip {
         }
         tracks.push(track);
     }
-    RawClip { name: "synthetic".into(), sample_rate: spec.rate, sample_count: spec.samples, bones, tracks }
+    RawClip {
+        name: "synthetic".into(),
+        sample_rate: spec.rate,
+        sample_count: spec.samples,
+        bones,
+        tracks,
+        additive: None,
+    }
 }
 
 fn check(name: &str, spec: &Spec, precision: f64) {

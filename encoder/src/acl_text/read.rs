@@ -13,12 +13,13 @@ use std::fmt;
 use rayon::prelude::*;
 
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
+use ossa_decoder::Additive;
 
 use super::keys::{self, Section};
 use super::ImportError;
 use crate::memory::{self, OutOfMemory};
 use crate::message::{name as shown, number};
-use crate::raw_clip::{self, Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
+use crate::raw_clip::{self, AdditiveBase, Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
 use crate::sjson::{Key, Position, Reader, ValueKind};
 
 /// The counts a clip declares, known before any of its samples is read.
@@ -28,6 +29,8 @@ pub struct Declared {
     pub bones: usize,
     /// Samples per track.
     pub samples: usize,
+    /// Samples per track of an additive clip's base (0 without one).
+    pub base_samples: usize,
 }
 
 /// Reads a clip from the text of an `.acl.sjson` file. `default_name` names the clip
@@ -64,7 +67,14 @@ fn read_clip_with(
     check: impl FnOnce(Declared) -> Result<(), String>,
     skim: bool,
 ) -> Result<RawClip, ImportError> {
-    let mut r = ClipReader { r: Reader::new(text), skim, unchecked: None, track_objects: Vec::new() };
+    let mut r = ClipReader {
+        r: Reader::new(text),
+        skim,
+        unchecked: None,
+        track_objects: Vec::new(),
+        default_scale: 1.0,
+        owner: "the clip",
+    };
     // The first syntax error in the document is the one reported, before any other
     // problem, although the first pass leaves the samples unchecked (see `scan`).
     read_sections(&mut r, text, default_name, check).map_err(|e| r.syntax_first(e))
@@ -115,12 +125,54 @@ fn read_sections(
             ),
         ));
     }
-    check(Declared { bones: bones.len(), samples: sample_count }).map_err(ImportError::whole)?;
+    let base = header.additive.filter(|a| a.format != Additive::None);
+    let base_samples = base.as_ref().map_or(0, |b| b.samples);
+    if bones.len() as u64 * base_samples as u64 > MAX_TRANSFORM_SAMPLES {
+        let at = base.as_ref().map_or(header.samples_at, |b| b.samples_at);
+        return Err(r.fail(
+            at,
+            format!(
+                "the additive base's {} bones × {base_samples} samples exceed the encoder's limit of {MAX_TRANSFORM_SAMPLES} transform samples",
+                bones.len()
+            ),
+        ));
+    }
+    check(Declared { bones: bones.len(), samples: sample_count, base_samples }).map_err(ImportError::whole)?;
+
+    // An additive clip's base: its tracks (read one after another: the read-ahead
+    // notes are the clip's own tracks'), or without them the bones' bind poses.
+    let additive = match base {
+        None => None,
+        Some(base) => {
+            let tracks = match sections.get("base_tracks") {
+                Some(at) => {
+                    r.r.seek(at);
+                    let noted = std::mem::take(&mut r.track_objects);
+                    r.owner = "the additive base";
+                    let tracks = r.tracks_of(&bones, base.samples, "'base_tracks'");
+                    r.track_objects = noted;
+                    r.owner = "the clip";
+                    tracks?
+                }
+                None => bind_pose_tracks(&bones, base.samples).map_err(|e| ImportError::whole(e.to_string()))?,
+            };
+            Some(AdditiveBase {
+                format: base.format,
+                name: base.name,
+                sample_rate: base.rate,
+                sample_count: base.samples,
+                tracks,
+            })
+        }
+    };
 
     let tracks_at = sections.get("tracks").ok_or_else(|| ImportError::whole("missing 'tracks' section"))?;
     r.r.seek(tracks_at);
+    if additive.as_ref().is_some_and(|b| b.format == Additive::Additive1) {
+        r.default_scale = 0.0;
+    }
     let tracks = r.tracks(&bones, sample_count)?;
-    let mut clip = RawClip { name: header.name, sample_rate: header.rate, sample_count, bones, tracks };
+    let mut clip = RawClip { name: header.name, sample_rate: header.rate, sample_count, bones, tracks, additive };
     clip.validate().map_err(|e| ImportError::whole(e.to_string()))?;
     Ok(clip)
 }
@@ -142,6 +194,31 @@ struct Header {
     samples: usize,
     samples_at: Position,
     rate: f64,
+    additive: Option<BaseHeader>,
+}
+
+/// What `clip = { … }` says of an additive clip's base.
+struct BaseHeader {
+    format: Additive,
+    name: String,
+    samples: usize,
+    samples_at: Position,
+    rate: f64,
+}
+
+/// Tracks holding each bone's bind pose for `samples` samples: the base of an
+/// additive clip whose file gives no `base_tracks`.
+fn bind_pose_tracks(bones: &[Bone], samples: usize) -> Result<Vec<BoneTrack>, OutOfMemory> {
+    let mut out = memory::with_capacity(bones.len(), "the additive base")?;
+    for bone in bones {
+        let b = &bone.bind_pose;
+        out.push(BoneTrack {
+            rotations: memory::filled(samples, b.rotation, "the additive base")?,
+            translations: memory::filled(samples, b.translation, "the additive base")?,
+            scales: memory::filled(samples, b.scale, "the additive base")?,
+        });
+    }
+    Ok(out)
 }
 
 struct ClipReader<'a> {
@@ -153,6 +230,12 @@ struct ClipReader<'a> {
     /// Where each track object starts, noted by the first pass (empty when it was
     /// not, or when there are more objects than a clip can have bones).
     track_objects: Vec<Position>,
+    /// The scale a track without `scales` gets: 1, or 0 in an additive1 clip (whose
+    /// scales are added to 1).
+    default_scale: f64,
+    /// Whose samples the tracks being read hold, for messages: "the clip", or "the
+    /// additive base" while reading `base_tracks`.
+    owner: &'static str,
 }
 
 /// A bone as read, before its parent's name is resolved.
@@ -332,6 +415,7 @@ impl<'a> ClipReader<'a> {
 
     fn clip_header(&mut self, clip_at: Position, default_name: &str) -> Result<Header, ImportError> {
         let (mut name, mut samples, mut rate) = (None, None, None);
+        let (mut format, mut base_name, mut base_samples, mut base_rate) = (Additive::None, None, None, None);
         self.object(&keys::CLIP, "'clip'", |r, key, at| {
             match keys::CLIP.keys[key] {
                 "name" => name = Some(r.string("clip name")?),
@@ -339,33 +423,63 @@ impl<'a> ClipReader<'a> {
                 "sample_rate" => rate = Some((r.number("sample_rate")?, at)),
                 "additive_format" => {
                     let kind = r.string("additive_format")?;
-                    if kind != "none" {
-                        return Err(r.fail(at, format!("additive clips ('{}') are not supported yet", shown(&kind))));
-                    }
+                    format = additive_format(&kind).ok_or_else(|| {
+                        r.fail(
+                            at,
+                            format!(
+                                "additive_format '{}' is not one of none, relative, additive0, additive1",
+                                shown(&kind)
+                            ),
+                        )
+                    })?;
                 }
+                "additive_base_name" => base_name = Some(r.string("additive_base_name")?),
+                "additive_base_num_samples" => base_samples = Some((r.number("additive_base_num_samples")?, at)),
+                "additive_base_sample_rate" => base_rate = Some((r.number("additive_base_sample_rate")?, at)),
                 _ => r.r.skip_value()?,
             }
             Ok(())
         })?;
         let (samples, samples_at) = samples.ok_or_else(|| self.fail(clip_at, "'clip' has no 'num_samples'"))?;
-        if samples.fract() != 0.0 || samples < 0.0 {
-            return Err(self.fail(samples_at, format!("num_samples {} is not a whole number", number(samples))));
-        }
-        if samples < 1.0 {
-            return Err(self.fail(samples_at, "the clip has no samples (num_samples = 0)"));
-        }
-        if samples > f64::from(MAX_SAMPLES) {
-            return Err(self.fail(
-                samples_at,
-                format!("num_samples {} exceeds the format's limit of {MAX_SAMPLES} samples", number(samples)),
-            ));
-        }
-        let samples = samples as usize;
+        let samples = self.sample_count(samples, samples_at, "num_samples")?;
         let (rate, rate_at) = rate.ok_or_else(|| self.fail(clip_at, "'clip' has no 'sample_rate'"))?;
         if let Some(problem) = raw_clip::sample_rate_problem(rate, samples) {
             return Err(self.fail(rate_at, problem));
         }
-        Ok(Header { name: name.unwrap_or_else(|| default_name.to_owned()), samples, samples_at, rate })
+        // ACL's defaults: a base of one sample at 30 samples per second.
+        let additive = if format == Additive::None {
+            None
+        } else {
+            let (count, count_at) = base_samples.unwrap_or((1.0, clip_at));
+            let base_samples = self.sample_count(count, count_at, "additive_base_num_samples")?;
+            let (base_rate, base_rate_at) = base_rate.unwrap_or((30.0, clip_at));
+            if let Some(problem) = raw_clip::sample_rate_problem(base_rate, base_samples) {
+                return Err(self.fail(base_rate_at, format!("additive_base_sample_rate: {problem}")));
+            }
+            Some(BaseHeader {
+                format,
+                name: base_name.unwrap_or_default(),
+                samples: base_samples,
+                samples_at: count_at,
+                rate: base_rate,
+            })
+        };
+        Ok(Header { name: name.unwrap_or_else(|| default_name.to_owned()), samples, samples_at, rate, additive })
+    }
+
+    /// A declared sample count (`what`): a whole number from 1 to the format's limit.
+    fn sample_count(&self, samples: f64, at: Position, what: &str) -> Result<usize, ImportError> {
+        if samples.fract() != 0.0 || samples < 0.0 {
+            return Err(self.fail(at, format!("{what} {} is not a whole number", number(samples))));
+        }
+        if samples < 1.0 {
+            return Err(self.fail(at, format!("the clip has no samples ({what} = 0)")));
+        }
+        if samples > f64::from(MAX_SAMPLES) {
+            return Err(self
+                .fail(at, format!("{what} {} exceeds the format's limit of {MAX_SAMPLES} samples", number(samples))));
+        }
+        Ok(samples as usize)
     }
 
     /// `settings`: ossa has its own, but misspelled keys are still reported.
@@ -467,10 +581,16 @@ impl<'a> ClipReader<'a> {
     }
 
     fn tracks(&mut self, bones: &[Bone], sample_count: usize) -> Result<Vec<BoneTrack>, ImportError> {
+        self.tracks_of(bones, sample_count, "'tracks'")
+    }
+
+    /// The track array at the reader (`what`: `'tracks'` or `'base_tracks'`), one
+    /// track per bone, those it does not list at their default values.
+    fn tracks_of(&mut self, bones: &[Bone], sample_count: usize, what: &str) -> Result<Vec<BoneTrack>, ImportError> {
         let index_of: HashMap<&str, usize> = bones.iter().enumerate().map(|(i, b)| (b.name.as_str(), i)).collect();
         let mut noted = self.read_noted_tracks(&index_of, sample_count);
         let mut tracks: Vec<Option<BoneTrack>> = vec![None; bones.len()];
-        self.expect(ValueKind::Array, "'tracks'")?;
+        self.expect(ValueKind::Array, what)?;
         self.r.begin_array()?;
         // The tracks in document order, each checked as if read here: those read
         // ahead are taken as they were read, any other is read now.
@@ -518,7 +638,8 @@ impl<'a> ClipReader<'a> {
                 Some(t) => t,
                 None => {
                     let mut t = BoneTrack::default();
-                    fill_missing(&mut t, [false; 3], sample_count).map_err(|e| ImportError::whole(e.to_string()))?;
+                    fill_missing(&mut t, [false; 3], sample_count, self.default_scale)
+                        .map_err(|e| ImportError::whole(e.to_string()))?;
                     t
                 }
             };
@@ -539,7 +660,14 @@ impl<'a> ClipReader<'a> {
             return Vec::new();
         }
         let reader_at = |at: Position| {
-            let mut r = ClipReader { r: self.r.clone(), skim: false, unchecked: None, track_objects: Vec::new() };
+            let mut r = ClipReader {
+                r: self.r.clone(),
+                skim: false,
+                unchecked: None,
+                track_objects: Vec::new(),
+                default_scale: self.default_scale,
+                owner: self.owner,
+            };
             r.r.seek(at);
             r
         };
@@ -590,7 +718,8 @@ impl<'a> ClipReader<'a> {
             }
             Ok(())
         })?;
-        fill_missing(&mut track, given, sample_count).map_err(|e| ImportError::whole(e.to_string()))?;
+        fill_missing(&mut track, given, sample_count, self.default_scale)
+            .map_err(|e| ImportError::whole(e.to_string()))?;
         Ok(track)
     }
 
@@ -645,10 +774,22 @@ impl<'a> ClipReader<'a> {
         }
         if found != count {
             return Err(
-                self.fail(at, format!("bone '{}': {key} has {found} samples, the clip has {count}", shown(bone)))
+                self.fail(at, format!("bone '{}': {key} has {found} samples, {} has {count}", shown(bone), self.owner))
             );
         }
         Ok(out)
+    }
+}
+
+/// The additive format named `name` in a clip file (ACL's names, and its legacy
+/// capitalised ones).
+fn additive_format(name: &str) -> Option<Additive> {
+    match name {
+        "none" | "None" => Some(Additive::None),
+        "relative" | "Relative" => Some(Additive::Relative),
+        "additive0" | "Additive0" => Some(Additive::Additive0),
+        "additive1" | "Additive1" => Some(Additive::Additive1),
+        _ => None,
     }
 }
 
@@ -677,8 +818,9 @@ impl fmt::Display for SampleLabel<'_> {
     }
 }
 
-/// Gives the sub-tracks a track does not list their default value at every sample.
-fn fill_missing(track: &mut BoneTrack, given: [bool; 3], count: usize) -> Result<(), OutOfMemory> {
+/// Gives the sub-tracks a track does not list their default value at every sample
+/// (`scale` for scales: 1, or 0 in an additive1 clip).
+fn fill_missing(track: &mut BoneTrack, given: [bool; 3], count: usize, scale: f64) -> Result<(), OutOfMemory> {
     if !given[0] {
         track.rotations = memory::filled(count, [0.0, 0.0, 0.0, 1.0], "default rotations")?;
     }
@@ -686,7 +828,7 @@ fn fill_missing(track: &mut BoneTrack, given: [bool; 3], count: usize) -> Result
         track.translations = memory::filled(count, [0.0; 3], "default translations")?;
     }
     if !given[2] {
-        track.scales = memory::filled(count, [1.0; 3], "default scales")?;
+        track.scales = memory::filled(count, [scale; 3], "default scales")?;
     }
     Ok(())
 }
@@ -786,7 +928,7 @@ mod tests {
             Err("too large for this machine".into())
         })
         .unwrap_err();
-        assert_eq!(seen, Some(Declared { bones: 1, samples: 2 }));
+        assert_eq!(seen, Some(Declared { bones: 1, samples: 2, base_samples: 0 }));
         assert_eq!(e.to_string(), "too large for this machine");
     }
 

@@ -8,7 +8,9 @@
 
 use std::io::{self, Write};
 
-use crate::raw_clip::{Bone, RawClip};
+use ossa_decoder::Additive;
+
+use crate::raw_clip::{AdditiveBase, Bone, RawClip};
 
 /// Writes a clip section by section: [`TextWriter::header`], [`TextWriter::bones`],
 /// then for every bone [`TextWriter::begin_track`], three
@@ -24,16 +26,42 @@ impl<W: Write> TextWriter<W> {
         TextWriter { out }
     }
 
-    /// The version and the `clip` section.
-    pub fn header(&mut self, name: &str, sample_count: usize, sample_rate: f64) -> io::Result<()> {
+    /// The version and the `clip` section; for an additive clip, its format, and
+    /// when known its base's name, sample count and rate.
+    pub fn header(
+        &mut self,
+        name: &str,
+        sample_count: usize,
+        sample_rate: f64,
+        additive: Additive,
+        base: Option<&AdditiveBase>,
+    ) -> io::Result<()> {
         writeln!(self.out, "version = 5\n\nclip =\n{{")?;
         writeln!(self.out, "\tname = {}", Quoted(name))?;
         writeln!(self.out, "\tnum_samples = {sample_count}")?;
         writeln!(self.out, "\tsample_rate = {sample_rate:?}")?;
+        if additive != Additive::None {
+            writeln!(self.out, "\tadditive_format = {}", Quoted(additive.name()))?;
+        }
+        if let Some(base) = base {
+            writeln!(self.out, "\tadditive_base_name = {}", Quoted(&base.name))?;
+            writeln!(self.out, "\tadditive_base_num_samples = {}", base.sample_count)?;
+            writeln!(self.out, "\tadditive_base_sample_rate = {:?}", base.sample_rate)?;
+        }
         writeln!(self.out, "\tis_binary_exact = false\n}}\n")
     }
 
-    /// The `bones` section, and the start of `tracks`.
+    /// Opens a track array: `tracks`, or an additive clip's `base_tracks`.
+    pub fn begin_tracks(&mut self, key: &str) -> io::Result<()> {
+        writeln!(self.out, "{key} =\n[")
+    }
+
+    /// Closes the track array.
+    pub fn end_tracks(&mut self) -> io::Result<()> {
+        writeln!(self.out, "]\n")
+    }
+
+    /// The `bones` section.
     pub fn bones(&mut self, bones: &[Bone]) -> io::Result<()> {
         writeln!(self.out, "bones =\n[")?;
         for bone in bones {
@@ -49,7 +77,7 @@ impl<W: Write> TextWriter<W> {
             list(&mut self.out, &b.scale)?;
             writeln!(self.out, "\n\t}}")?;
         }
-        writeln!(self.out, "]\n\ntracks =\n[")
+        writeln!(self.out, "]\n")
     }
 
     /// Opens the track of bone `name`.
@@ -79,9 +107,8 @@ impl<W: Write> TextWriter<W> {
         writeln!(self.out, "\t}}")
     }
 
-    /// Closes `tracks` and hands back the output.
-    pub fn finish(mut self) -> io::Result<W> {
-        writeln!(self.out, "]")?;
+    /// Hands back the output.
+    pub fn finish(self) -> io::Result<W> {
         Ok(self.out)
     }
 }
@@ -90,14 +117,20 @@ impl<W: Write> TextWriter<W> {
 pub fn write_clip(clip: &RawClip) -> String {
     let mut w = TextWriter::new(Vec::with_capacity(clip.bones.len() * clip.sample_count * 160 + 1024));
     let write = |w: &mut TextWriter<Vec<u8>>| -> io::Result<()> {
-        w.header(&clip.name, clip.sample_count, clip.sample_rate)?;
+        let format = clip.additive.as_ref().map_or(Additive::None, |b| b.format);
+        w.header(&clip.name, clip.sample_count, clip.sample_rate, format, clip.additive.as_ref())?;
         w.bones(&clip.bones)?;
-        for (bone, track) in clip.bones.iter().zip(&clip.tracks) {
-            w.begin_track(&bone.name)?;
-            w.sub_track("rotations", track.rotations.len(), |i| Ok(track.rotations[i]))?;
-            w.sub_track("translations", track.translations.len(), |i| Ok(track.translations[i]))?;
-            w.sub_track("scales", track.scales.len(), |i| Ok(track.scales[i]))?;
-            w.end_track()?;
+        let base = clip.additive.as_ref().map(|b| ("base_tracks", &b.tracks));
+        for (key, tracks) in base.into_iter().chain([("tracks", &clip.tracks)]) {
+            w.begin_tracks(key)?;
+            for (bone, track) in clip.bones.iter().zip(tracks) {
+                w.begin_track(&bone.name)?;
+                w.sub_track("rotations", track.rotations.len(), |i| Ok(track.rotations[i]))?;
+                w.sub_track("translations", track.translations.len(), |i| Ok(track.translations[i]))?;
+                w.sub_track("scales", track.scales.len(), |i| Ok(track.scales[i]))?;
+                w.end_track()?;
+            }
+            w.end_tracks()?;
         }
         Ok(())
     };

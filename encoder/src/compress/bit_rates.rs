@@ -11,7 +11,7 @@
 use ossa_decoder::format::SubTrackClass;
 
 use super::reference::{Lane4, LocalValues, Reference};
-use super::sub_track::{default_value, SegmentCode, SubTrack, LADDER};
+use super::sub_track::{SegmentCode, SubTrack, LADDER};
 use crate::error_metric::Affine;
 
 /// Bytes the search holds per bone and segment sample, at most: local values, their
@@ -86,7 +86,7 @@ impl Segment<'_> {
     fn lossy_value(&self, t: usize, i: usize) -> Lane4 {
         let track = &self.tracks[t];
         match track.class {
-            SubTrackClass::Default => default_value(track.kind),
+            SubTrackClass::Default => self.reference.default_value(track.kind),
             SubTrackClass::Constant => track.constant_local(),
             SubTrackClass::Animated => match &self.codes[t] {
                 Some(code) => track.decode(code, i, self.ranged),
@@ -154,7 +154,10 @@ impl Segment<'_> {
                 self.local.push(LocalValues { parts });
             }
         }
-        self.local_affine = self.local.iter().map(LocalValues::affine).collect();
+        let (start, reference) = (self.start, self.reference);
+        self.local_affine = (0..self.local.len())
+            .map(|j| reference.affine_of(start + j / bones.max(1), j % bones.max(1), &self.local[j]))
+            .collect();
         self.object = vec![Affine::IDENTITY; self.local.len()];
         for i in 0..self.count {
             for b in 0..bones {
@@ -189,7 +192,7 @@ impl Segment<'_> {
         for (i, below) in below.iter().enumerate() {
             let mut local = self.local[i * bones + a];
             local.parts[track.part()] = track.decode(code, i, self.ranged);
-            let l = local.affine();
+            let l = self.reference.affine_of(self.start + i, a, &local);
             let o = match self.reference.parent(a) {
                 Some(p) => self.object[i * bones + p].then(&l),
                 None => l,
@@ -206,7 +209,7 @@ impl Segment<'_> {
         for i in 0..self.count {
             let v = self.tracks[t].decode(&code, i, self.ranged);
             self.local[i * bones + a].parts[part] = v;
-            self.local_affine[i * bones + a] = self.local[i * bones + a].affine();
+            self.local_affine[i * bones + a] = self.reference.affine_of(self.start + i, a, &self.local[i * bones + a]);
         }
         self.rungs[t] = rung;
         self.codes[t] = Some(code);

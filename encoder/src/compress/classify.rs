@@ -6,7 +6,7 @@ use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 use rayon::prelude::*;
 
 use super::reference::{Lane4, Reference};
-use super::sub_track::{default_value, stored_form, SubTrack};
+use super::sub_track::{stored_form, SubTrack};
 use crate::error_metric::Affine;
 
 /// Share of the precision a default or constant sub-track may use on its own; the
@@ -49,7 +49,7 @@ fn classify_one(
     }
 
     let budget = precision * CLASS_BUDGET;
-    let identity = default_value(kind);
+    let identity = reference.default_value(kind);
     let default_error = reference.standalone_error(bone, part, all.clone(), budget, scratch, |_| identity);
     track.constant = stored_form(kind, constant_value(reference, kind, bone));
     let constant = track.constant_local();

@@ -7,6 +7,7 @@
 //! check every bone ([`crate::measure`]). Anything above the precision tightens that
 //! segment's target and goes round again, so the bound is a measured fact, not a hope.
 
+pub mod additive;
 pub mod bit_rates;
 pub mod classify;
 pub mod hierarchy;
@@ -267,8 +268,15 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         .collect();
     let ranged = segment_count > 1;
     let root_motion = root_motion::block(clip, &reference, motion_bone, looping, in_place.is_some());
-    let shape =
-        writer::ClipShape { sample_count, looping, root_motion, sample_rate: clip.sample_rate as f32, segment_len };
+    let additive = clip.additive.as_ref().map_or(ossa_decoder::Additive::None, |b| b.format);
+    let shape = writer::ClipShape {
+        sample_count,
+        looping,
+        root_motion,
+        additive,
+        sample_rate: clip.sample_rate as f32,
+        segment_len,
+    };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     let metadata = settings.include_metadata.then_some((clip, precision as f32));
 

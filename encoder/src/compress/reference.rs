@@ -10,7 +10,12 @@
 
 use rayon::prelude::*;
 
+use ossa_decoder::format::SubTrackKind;
+use ossa_decoder::Additive;
+
+use super::additive;
 use super::hierarchy::Hierarchy;
+use super::sub_track::default_value;
 use crate::error_metric::{vertex_error, Affine};
 use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, RawClip};
@@ -59,6 +64,17 @@ pub struct Reference {
     /// can be, in the space its object transform maps from: an upper bound, same
     /// indexing (see [`reach`]).
     pub reach: Vec<f64>,
+    /// For an additive clip, its base at every sample and how the clip applies to
+    /// it: `local_affine` and `object` are then the combined transforms a game sees.
+    pub base: Option<Base>,
+}
+
+/// An additive clip's base, sampled at the clip's samples.
+pub struct Base {
+    /// How the clip's transforms apply to the base's.
+    pub format: Additive,
+    /// The base's local values, `[sample * bone_count + bone]`.
+    pub local: Vec<LocalValues>,
 }
 
 impl Reference {
@@ -75,6 +91,13 @@ impl Reference {
         let mut local_affine = memory::filled(n, Affine::IDENTITY, "the reference clip")?;
         let mut object = memory::filled(n, Affine::IDENTITY, "the reference clip")?;
         let mut reach = memory::filled(n, 0.0f64, "the reference clip")?;
+        let base = match &clip.additive {
+            Some(b) => Some(Base {
+                format: b.format,
+                local: additive::base_at_samples(b, bone_count, sample_count, clip.sample_rate)?,
+            }),
+            None => None,
+        };
         // Samples are independent: each is filled on whichever core is free.
         let samples = local
             .par_chunks_mut(bone_count.max(1))
@@ -93,7 +116,10 @@ impl Reference {
                         [sc[0] as f32, sc[1] as f32, sc[2] as f32, 0.0],
                     ],
                 };
-                local_affine[b] = local[b].affine();
+                local_affine[b] = match &base {
+                    Some(base) => additive::combine(base.format, &base.local[s * bone_count + b], &local[b]),
+                    None => local[b].affine(),
+                };
                 object[b] = match parents[b] {
                     Some(p) => object[p].then(&local_affine[b]),
                     None => local_affine[b],
@@ -102,7 +128,26 @@ impl Reference {
             reach_of_sample(&parents, &shells, local_affine, reach);
         });
         let hierarchy = Hierarchy::new(&parents);
-        Ok(Reference { bone_count, sample_count, shells, hierarchy, local, local_affine, object, reach })
+        Ok(Reference { bone_count, sample_count, shells, hierarchy, local, local_affine, object, reach, base })
+    }
+
+    /// The local transform a game sees for `bone` at `sample` when the clip gives it
+    /// `values`: the values themselves, or for an additive clip the base with them
+    /// applied.
+    #[inline]
+    pub fn affine_of(&self, sample: usize, bone: usize, values: &LocalValues) -> Affine {
+        match &self.base {
+            Some(base) => additive::combine(base.format, &base.local[self.at(sample, bone)], values),
+            None => values.affine(),
+        }
+    }
+
+    /// The value a default (not stored) sub-track of `kind` decodes to: identity
+    /// rotation, zero translation, unit scale (zero in an additive1 clip, where the
+    /// game adds 1).
+    pub fn default_value(&self, kind: SubTrackKind) -> Lane4 {
+        let additive = self.base.as_ref().map_or(Additive::None, |b| b.format);
+        default_value(kind, additive)
     }
 
     /// Index of `(sample, bone)` in the per-sample arrays.
@@ -160,7 +205,7 @@ impl Reference {
                 continue;
             }
             local.parts[part] = v;
-            let l = local.affine();
+            let l = self.affine_of(s, bone, &local);
             let o = match self.parent(bone) {
                 Some(p) => self.object[self.at(s, p)].then(&l),
                 None => l,

@@ -5,6 +5,7 @@
 use ossa_decoder::format::{SubTrackClass, SubTrackKind, MAX_SEGMENT_LEN, RAW_BITS};
 use ossa_decoder::interpolation::normalize_rotation;
 use ossa_decoder::quantization::{decode_component, decode_components, rotation_from_components};
+use ossa_decoder::Additive;
 
 use super::reference::{Lane4, Reference};
 
@@ -52,11 +53,12 @@ pub struct SegmentCode {
 }
 
 /// The value a default sub-track decodes to: identity rotation, zero translation,
-/// unit scale.
-pub fn default_value(kind: SubTrackKind) -> Lane4 {
+/// unit scale (zero in an additive1 clip: [`Additive::default_transform`]).
+pub fn default_value(kind: SubTrackKind, additive: Additive) -> Lane4 {
     match kind {
         SubTrackKind::Rotation => [0.0, 0.0, 0.0, 1.0],
         SubTrackKind::Translation => [0.0; 4],
+        SubTrackKind::Scale if additive == Additive::Additive1 => [0.0; 4],
         SubTrackKind::Scale => [1.0, 1.0, 1.0, 0.0],
     }
 }

@@ -2,9 +2,10 @@
 
 use ossa_decoder::format::{
     self, ClipHeader, Looping, RootEnd, RootInPlace, RootMotionBlock, SegmentEntry, SubTrackClass, TrackList,
-    ADDITIVE_NONE, ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FLAG_ROOT_MOTION,
-    FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR,
+    ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FLAG_ROOT_MOTION, FRAME_BLOCK,
+    HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR,
 };
+use ossa_decoder::Additive;
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
 
@@ -33,16 +34,26 @@ pub struct ClipShape {
     pub looping: Looping,
     /// The root-motion block, when the clip needs one.
     pub root_motion: Option<RootMotionParts>,
+    /// How the clip applies to a base pose, if it is additive.
+    pub additive: Additive,
     /// Samples per second.
     pub sample_rate: f32,
     /// Samples per segment.
     pub segment_len: u8,
 }
 
-/// The oldest minor version that defines every flag in `flags`: a clip that uses
-/// nothing newer stays readable by older 2.x runtimes.
-fn minor_version(flags: u32) -> u16 {
-    (0..=format::VERSION_MINOR).find(|&minor| flags & !format::known_flags(minor) == 0).unwrap_or(format::VERSION_MINOR)
+/// The oldest minor version that defines every flag in `flags` and the additive mode:
+/// a clip that uses nothing newer stays readable by older 2.x runtimes.
+fn minor_version(flags: u32, additive: Additive) -> u16 {
+    let oldest_for_flags = (0..=format::VERSION_MINOR)
+        .find(|&minor| flags & !format::known_flags(minor) == 0)
+        .unwrap_or(format::VERSION_MINOR);
+    // Additive modes are 2.1.
+    if additive == Additive::None {
+        oldest_for_flags
+    } else {
+        oldest_for_flags.max(1)
+    }
 }
 
 /// Writes the buffer. `metadata` (the source clip and the precision held) adds the
@@ -202,12 +213,12 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(minor_version(flags)),
+        version_minor: U16::new(minor_version(flags, shape.additive)),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
         kind: KIND_TRANSFORMS,
-        additive: ADDITIVE_NONE,
+        additive: shape.additive.to_byte(),
         segment_len: shape.segment_len,
         reserved0: 0,
         bone_count: U32::new(bones as u32),

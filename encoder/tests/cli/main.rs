@@ -1,6 +1,7 @@
 //! Tests of the `ossa` command-line tool, run as a user would: the built binary,
 //! real files in a temporary folder, exit statuses, messages, and the files left.
 
+mod additive;
 mod contract;
 mod conventions;
 mod input_mistakes;

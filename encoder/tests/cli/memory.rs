@@ -121,6 +121,7 @@ fn decompress_streams_whatever_the_sample_count() {
         sample_count: samples,
         looping: ossa_decoder::format::Looping::Clamp,
         root_motion: None,
+        additive: ossa_decoder::Additive::None,
         sample_rate: 30.0,
         segment_len: DEFAULT_SEGMENT_LEN,
     };

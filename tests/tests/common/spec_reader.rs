@@ -45,11 +45,13 @@ pub enum Misreading {
     ChainUnpadded,
     /// The in-place transform read right after the chain, as if no end were kept.
     EndNotSkipped,
+    /// An additive1 clip's default scale taken as 1, like the other clips'.
+    Additive1ScaleOne,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 13] = [
+    pub const ALL: [Misreading; 14] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -63,6 +65,7 @@ impl Misreading {
         Misreading::InPlaceIgnored,
         Misreading::ChainUnpadded,
         Misreading::EndNotSkipped,
+        Misreading::Additive1ScaleOne,
     ];
 }
 
@@ -276,7 +279,10 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
             if let Some((_, t)) = in_place.filter(|(b, _)| *b == bone) {
                 return t;
             }
-            let mut out = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+            // Header byte 21: additive mode 3 (additive1) has a default scale of 0.
+            let default_scale =
+                if u8_at(b, 21) == 3 && misreading != Misreading::Additive1ScaleOne { 0.0 } else { 1.0 };
+            let mut out = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, default_scale, default_scale, default_scale];
             // Rotation.
             let q = match stored(&[0, 1], bone) {
                 Stored::Default => [0.0, 0.0, 0.0, 1.0],

@@ -38,6 +38,7 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "source_samples": clip.source_sample_count(),
             "sample_rate": clip.sample_rate(),
             "looping": clip.looping().name(),
+            "additive": clip.additive().name(),
             "duration": clip.duration(),
             "root_motion": root_bone.map(|b| json!({
                 "bone": b,
@@ -79,6 +80,9 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
         clip.segment_len(),
         clip.animated_sub_tracks()
     ))?;
+    if clip.additive() != ossa_decoder::Additive::None {
+        say(format!("  additive    {} (apply each pose to a base pose: Additive::apply)", clip.additive().name()))?;
+    }
     if let Some(b) = root_bone {
         let mut how = vec![];
         if clip.root_motion_in_place() {

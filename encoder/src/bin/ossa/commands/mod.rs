@@ -22,7 +22,8 @@ pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> 
     let text_bytes = text.len() as u64;
     let threads = rayon::current_num_threads() as u64;
     acl_text::read_clip_checked(&text, &clip_name(&shown), |declared| {
-        let (bones, samples) = (declared.bones as u64, declared.samples as u64);
+        // An additive base is sampled at the clip's times: count its samples too.
+        let (bones, samples) = (declared.bones as u64, (declared.samples + declared.base_samples) as u64);
         let needed = memory::compress_estimate(bones, samples, text_bytes, threads);
         if limit.allows(needed) {
             Ok(())
