@@ -24,10 +24,12 @@ for clip in "$@"; do
   seek=$(count "$clip" 'decode_loop::seeks')
   pose=$(count "$clip" 'decode_loop::whole_poses')
   bone=$(count "$clip" 'decode_loop::bone_poses')
-  python3 - "$clip" "$seek" "$pose" "$bone" "$poses" <<'PY'
+  subset=$(count "$clip" 'decode_loop::subset_poses')
+  python3 - "$clip" "$seek" "$pose" "$bone" "$subset" "$poses" <<'PY'
 import os, sys
-clip, seek, pose, bone, n = sys.argv[1], *map(int, sys.argv[2:])
+clip, seek, pose, bone, subset, n = sys.argv[1], *map(int, sys.argv[2:])
 print(f"{os.path.basename(clip)}: {pose / n:.0f} instructions per seek + pose "
-      f"(seek {seek / n:.0f}); pose bone by bone (seek + every bone) {bone / n:.0f}")
+      f"(seek {seek / n:.0f}); pose bone by bone (seek + every bone) {bone / n:.0f}; "
+      f"seek + 4 bones {subset / n:.0f} ({subset / pose:.2f} of a pose)")
 PY
 done

@@ -55,7 +55,7 @@ fn from(bytes: &[u8], at: usize) -> &[u8] {
 
 /// Finishes a single rotation (`C` = 3: `w` rebuilt) to the bits the pose gives.
 #[inline(always)]
-fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
+pub(crate) fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
     finish_rotation(C == 3, q0, q1, alpha)
 }
 
@@ -64,10 +64,7 @@ fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
 fn constant<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usize, t: &mut Transform) {
     let list = TrackList::from_index(L);
     const { assert!(TrackList::from_index(L).components() as usize == C) };
-    let rank = clip.lists.rank(bitset_index(false, list), bone);
-    // Bounded by the validated constants section: no overflow.
-    let before = clip.constant_components_before(list).wrapping_add(rank.wrapping_mul(C as u32));
-    let value = floats::<V, C>(from(clip.bytes, clip.constants_offset.wrapping_add((before as usize) << 2)));
+    let value = constant_value::<V, L, C>(clip, bone);
     if list.kind() == SubTrackKind::Rotation {
         t.rotation = rotation::<V, C>(value, value, 0.0).to_quat();
     } else {
@@ -85,36 +82,7 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
     t: &mut Transform,
 ) {
     let list = TrackList::from_index(L);
-    const { assert!(TrackList::from_index(L).components() as usize == C) };
-    let bytes = clip.bytes;
-    let rank = clip.lists.rank(bitset_index(true, list), bone);
-    // Indices and offsets are bounded by the validated sections: nothing wraps.
-    let index = clip.animated_start(list).wrapping_add(rank);
-    let before = clip.animated_components_before(index) as usize;
-    let range = clip.ranges_offset.wrapping_add(before << 3);
-    let min = floats::<V, C>(from(bytes, range));
-    let extent = floats::<V, C>(from(bytes, range.wrapping_add(C << 2)));
-    let ranged = clip.segment_count > 1;
-    // What a key's segment says of the sub-track: its bit rate, its samples' bit
-    // offset inside a key frame, its segment range.
-    let locate = |key: &Key| {
-        let rate = Rate::<V>::new::<C>(bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0));
-        let offset = frame_offset(clip, key, index as usize);
-        let segment_range = ranged
-            .then(|| SegmentRange::<V>::from_bytes::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
-        (rate, offset, segment_range)
-    };
-    let [key0, key1] = keys;
-    let (rate, offset, segment_range) = locate(key0);
-    let v0 = key_value::<V, C>(bytes, &rate, key0.frame_bit.wrapping_add(offset), segment_range.as_ref(), min, extent);
-    let v1 = if alpha == 0.0 {
-        v0
-    } else {
-        // Both keys in one segment (most poses) share all of it.
-        let (rate, offset, segment_range) =
-            if key1.rates == key0.rates { (rate, offset, segment_range) } else { locate(key1) };
-        key_value::<V, C>(bytes, &rate, key1.frame_bit.wrapping_add(offset), segment_range.as_ref(), min, extent)
-    };
+    let (v0, v1) = animated_keys::<V, L, C>(clip, keys, alpha, bone);
     if list.kind() == SubTrackKind::Rotation {
         t.rotation = rotation::<V, C>(v0, v1, alpha).to_quat();
     } else {
@@ -122,11 +90,125 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
     }
 }
 
+/// The values at key 0 and key 1 (key 0's again when `alpha` is 0) of the animated
+/// sub-track of `bone` in list `L` (`C` components), found by rank and frame
+/// directory.
+#[inline(always)]
+pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    bone: usize,
+) -> (V, V) {
+    let list = TrackList::from_index(L);
+    const { assert!(TrackList::from_index(L).components() as usize == C) };
+    let rank = clip.lists.rank(bitset_index(true, list), bone);
+    // Indices are bounded by the validated sections: nothing wraps.
+    let index = clip.animated_start(list).wrapping_add(rank);
+    animated_at::<V, C>(clip, keys, alpha, index, clip.animated_components_before(index))
+}
+
+/// The values at key 0 and key 1 (key 0's again when `alpha` is 0) of animated
+/// sub-track `index` (of `C` components, `before` components stored by the animated
+/// sub-tracks before it), its samples found by frame directory.
+#[inline(always)]
+pub(crate) fn animated_at<V: Lanes, const C: usize>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    index: u32,
+    before: u32,
+) -> (V, V) {
+    let span4 = four_component_span(clip, index as usize);
+    animated_in::<V, C>(clip, keys, alpha, index, before, span4)
+}
+
+/// [`animated_at`] with [`four_component_span`] already known.
+#[inline(always)]
+pub(crate) fn animated_in<V: Lanes, const C: usize>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    index: u32,
+    before: u32,
+    span4: (usize, usize),
+) -> (V, V) {
+    let [key0, key1] = keys;
+    let offset0 = frame_offset_in(clip, key0, index as usize, span4);
+    // Both keys in one segment (most poses) share the offset.
+    let offset1 = if key1.rates == key0.rates || alpha == 0.0 {
+        offset0
+    } else {
+        frame_offset_in(clip, key1, index as usize, span4)
+    };
+    animated_at_offsets::<V, C>(clip, keys, alpha, index, before, [offset0, offset1])
+}
+
+/// [`animated_at`] with the sub-track's bit offsets inside each key's frame already
+/// known (`offsets`).
+#[inline(always)]
+pub(crate) fn animated_at_offsets<V: Lanes, const C: usize>(
+    clip: &Clip<'_>,
+    keys: &[Key; 2],
+    alpha: f32,
+    index: u32,
+    before: u32,
+    offsets: [u64; 2],
+) -> (V, V) {
+    let bytes = clip.bytes;
+    // Offsets are bounded by the validated sections: nothing wraps.
+    let before = before as usize;
+    let range = clip.ranges_offset.wrapping_add(before << 3);
+    let min = floats::<V, C>(from(bytes, range));
+    let extent = floats::<V, C>(from(bytes, range.wrapping_add(C << 2)));
+    let ranged = clip.segment_count > 1;
+    // What a key's segment says of the sub-track: its bit rate and segment range.
+    let locate = |key: &Key| {
+        let rate = Rate::<V>::new::<C>(bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0));
+        let segment_range = ranged
+            .then(|| SegmentRange::<V>::from_bytes::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
+        (rate, segment_range)
+    };
+    let [key0, key1] = keys;
+    let (rate, segment_range) = locate(key0);
+    let [offset0, offset1] = offsets;
+    let v0 = key_value::<V, C>(bytes, &rate, key0.frame_bit.wrapping_add(offset0), segment_range.as_ref(), min, extent);
+    let v1 = if alpha == 0.0 {
+        v0
+    } else {
+        // Both keys in one segment (most poses) share all of it.
+        let (rate, segment_range) = if key1.rates == key0.rates { (rate, segment_range) } else { locate(key1) };
+        key_value::<V, C>(bytes, &rate, key1.frame_bit.wrapping_add(offset1), segment_range.as_ref(), min, extent)
+    };
+    (v0, v1)
+}
+
+/// The stored value of the constant sub-track of `bone` in list `L` (`C`
+/// components), found by rank (a rotation not yet finished).
+#[inline(always)]
+pub(crate) fn constant_value<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usize) -> V {
+    let list = TrackList::from_index(L);
+    let rank = clip.lists.rank(bitset_index(false, list), bone);
+    // Bounded by the validated constants section: no overflow.
+    let before = clip.constant_components_before(list).wrapping_add(rank.wrapping_mul(C as u32));
+    floats::<V, C>(from(clip.bytes, clip.constants_offset.wrapping_add((before as usize) << 2)))
+}
+
+/// Which of the sub-tracks before `index` in its frame-directory block are rotations
+/// of four components (`from .. to`, empty when none): they store one more component
+/// each. Depends on the index alone, not on the segment.
+#[inline(always)]
+pub(crate) fn four_component_span(clip: &Clip<'_>, index: usize) -> (usize, usize) {
+    let start = (index / FRAME_BLOCK).wrapping_mul(FRAME_BLOCK);
+    let (r4, r4_end) = clip.rotation4_span();
+    (start.max(r4 as usize), index.min(r4_end as usize))
+}
+
 /// Bit offset of animated sub-track `index` inside a key frame of `key`'s segment:
 /// a frame-directory entry plus the bits of at most [`FRAME_BLOCK`] − 1 sub-tracks
-/// before it.
+/// before it (`span4`: [`four_component_span`]).
 #[inline(always)]
-fn frame_offset(clip: &Clip<'_>, key: &Key, index: usize) -> u64 {
+pub(crate) fn frame_offset_in(clip: &Clip<'_>, key: &Key, index: usize, span4: (usize, usize)) -> u64 {
     let bytes = clip.bytes;
     let block = index / FRAME_BLOCK;
     let start = block.wrapping_mul(FRAME_BLOCK);
@@ -134,9 +216,8 @@ fn frame_offset(clip: &Clip<'_>, key: &Key, index: usize) -> u64 {
         Some(entry) => u32_at(bytes, key.directory.wrapping_add(entry << 2)).unwrap_or(0),
         None => 0,
     };
-    // Every sub-track stores 3 components, except the rotations of `[r4, r4_end)`.
-    let (r4, r4_end) = clip.rotation4_span();
-    let (from4, to4) = (start.max(r4 as usize), index.min(r4_end as usize));
+    // Every sub-track stores 3 components, except the rotations of `span4`.
+    let (from4, to4) = span4;
     let extra = if from4 < to4 { rate_sum(bytes, key.rates, from4, to4) } else { 0 };
     u64::from(base).wrapping_add(rate_sum(bytes, key.rates, start, index).wrapping_mul(3)).wrapping_add(extra)
 }
@@ -147,14 +228,18 @@ fn frame_offset(clip: &Clip<'_>, key: &Key, index: usize) -> u64 {
 #[inline(always)]
 fn rate_sum(bytes: &[u8], rates: usize, from: usize, to: usize) -> u64 {
     const EVEN: u64 = 0x00ff_00ff_00ff_00ff;
+    let pairs = |word: u64| (word & EVEN).wrapping_add((word >> 8) & EVEN);
     let mut lanes = 0u64;
     let mut at = from;
-    while at < to {
-        let left = to.wrapping_sub(at);
-        let word = u64_at_or_zero(bytes, rates.wrapping_add(at));
-        let word = if left >= 8 { word } else { word & (1u64 << (left << 3)).wrapping_sub(1) };
-        lanes = lanes.wrapping_add(word & EVEN).wrapping_add((word >> 8) & EVEN);
+    // Whole words of eight rates, then the first `to − at` rates of the next.
+    while at.wrapping_add(8) <= to {
+        lanes = lanes.wrapping_add(pairs(u64_at_or_zero(bytes, rates.wrapping_add(at))));
         at = at.wrapping_add(8);
+    }
+    let left = to.saturating_sub(at);
+    if left > 0 {
+        let word = u64_at_or_zero(bytes, rates.wrapping_add(at));
+        lanes = lanes.wrapping_add(pairs(word & (u64::MAX >> ((8usize.wrapping_sub(left) << 3) & 63))));
     }
     // Horizontal sum of the four 16-bit lanes.
     lanes.wrapping_mul(0x0001_0001_0001_0001) >> 48

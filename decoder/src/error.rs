@@ -118,6 +118,18 @@ pub enum Error {
         /// Bones in the clip.
         bone_count: u32,
     },
+    /// The bones of a [`crate::Subset`] are not in strictly ascending order.
+    BonesNotAscending {
+        /// The first bone not above the one before it.
+        index: u32,
+    },
+    /// More bones than a [`crate::Subset`] has room for.
+    SubsetFull {
+        /// Its capacity.
+        capacity: u32,
+    },
+    /// A [`crate::Subset`] used with a clip other than the one it was built for.
+    SubsetOfAnotherClip,
     /// The output slice is shorter than the clip's bone count.
     OutputTooSmall {
         /// Slots provided.
@@ -167,6 +179,11 @@ impl fmt::Display for Error {
             Error::BoneOutOfRange { index, bone_count } => {
                 write!(f, "bone {index} out of range (clip has {bone_count} bones)")
             }
+            Error::BonesNotAscending { index } => {
+                write!(f, "subset bones not in strictly ascending order at bone {index}")
+            }
+            Error::SubsetFull { capacity } => write!(f, "more bones than the subset's capacity of {capacity}"),
+            Error::SubsetOfAnotherClip => f.write_str("the subset was built for another clip"),
             Error::OutputTooSmall { len, bone_count } => {
                 write!(f, "output holds {len} transforms, clip has {bone_count} bones")
             }

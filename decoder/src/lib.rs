@@ -64,6 +64,7 @@ pub mod quantization;
 mod root_motion;
 mod sampler;
 mod simd;
+mod subset;
 mod track_lists;
 mod transform;
 
@@ -74,6 +75,7 @@ pub use glam;
 pub use metadata::{BoneInfo, BoneIter, Metadata};
 pub use root_motion::Displacement;
 pub use sampler::{Rounding, Sampler};
+pub use subset::Subset;
 pub use transform::Transform;
 
 /// Reads bits from a sample stream; exposed for the encoder's own bit writer tests.

@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::format::Looping;
 use crate::pose::pose;
 use crate::simd::{self, Native};
+use crate::subset::{self, Subset};
 use crate::transform::Transform;
 
 /// Bytes per cache line, the unit of [`Sampler::prefetch`].
@@ -279,6 +280,49 @@ impl<'a> Sampler<'a> {
         match self.clip.in_place() {
             Some((b, t)) if b == bone as usize => t,
             _ => decode(),
+        }
+    }
+
+    /// Decodes the bones of `bones` (any order) into `out[i]` for `bones[i]`, each as
+    /// [`Sampler::decompress_bone`] does: partial decoding at a cost that follows the
+    /// bones asked for. For the same bones every frame, a [`Subset`] costs less.
+    pub fn decompress_bones(&self, bones: &[u32], out: &mut [Transform]) -> Result<(), Error> {
+        subset::check(bones, self.clip.bone_count, out)?;
+        subset::decode::<Native>(&self.clip, &self.keys, self.alpha, bones, out);
+        self.put_in_place_listed(bones, out);
+        Ok(())
+    }
+
+    /// Decodes the bones of `subset` (a plan built for this clip) into `out[i]` for its
+    /// `i`-th bone: only their animated sub-tracks are decoded, the rest was finished
+    /// when the plan was built. Gives exactly the values a whole pose gives them.
+    pub fn decompress_subset<const N: usize>(&self, subset: &Subset<N>, out: &mut [Transform]) -> Result<(), Error> {
+        subset.check(&self.clip, out)?;
+        subset.decode::<Native>(&self.clip, &self.keys, self.alpha, out);
+        Ok(())
+    }
+
+    /// [`Sampler::decompress_subset`] on the portable scalar backend.
+    #[doc(hidden)]
+    pub fn decompress_subset_scalar<const N: usize>(
+        &self,
+        subset: &Subset<N>,
+        out: &mut [Transform],
+    ) -> Result<(), Error> {
+        subset.check(&self.clip, out)?;
+        subset.decode::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, out);
+        Ok(())
+    }
+
+    /// The in-place transform for the in-place bone wherever `bones` lists it.
+    #[inline]
+    fn put_in_place_listed(&self, bones: &[u32], out: &mut [Transform]) {
+        if let Some((bone, t)) = self.clip.in_place() {
+            for (&b, slot) in bones.iter().zip(out.iter_mut()) {
+                if b as usize == bone {
+                    *slot = t;
+                }
+            }
         }
     }
 

@@ -2,13 +2,14 @@
 //! (`scripts/instructions.sh`, `valgrind --tool=callgrind`, `perf`):
 //! `cargo run --release -p ossa-encoder --example decode_loop -- CLIP.acl.sjson [POSES]`.
 //! Plays forward over 100 evenly spaced times, interpolating: POSES seeks alone, POSES
-//! whole poses (seek + `decompress_pose`), then POSES poses decoded bone by bone (seek +
-//! `decompress_bone` for every bone). Each loop is its own function so that a profiler
+//! whole poses (seek + `decompress_pose`), POSES poses decoded bone by bone (seek +
+//! `decompress_bone` for every bone), then POSES partial poses of four bones (seek +
+//! `decompress_subset`). Each loop is its own function so that a profiler
 //! counts it alone (compressing the clip also decodes it, to measure the error).
 
 use std::hint::black_box;
 
-use ossa_decoder::{Clip, Error, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Error, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::{acl_text, compress, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -23,7 +24,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     seeks(&mut sampler, poses);
     whole_poses(&mut sampler, &mut pose, poses)?;
     bone_poses(&mut sampler, poses)?;
-    println!("{} bones, {poses} poses decoded whole and bone by bone", raw.bones.len());
+    // Four bones spread over the skeleton (the second, usually the one that moves
+    // the body, a third and two thirds of the way, and the last).
+    let n = clip.bone_count().max(1);
+    let mut subset: Vec<u32> = vec![1.min(n - 1), n / 3, 2 * n / 3, n - 1];
+    subset.dedup();
+    // OSSA_SUBSET=1,5,9 chooses other bones (ascending).
+    if let Ok(list) = std::env::var("OSSA_SUBSET") {
+        subset = list.split(',').filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>()?;
+    }
+    subset_poses(&mut sampler, &subset, poses)?;
+    println!("{} bones, {poses} poses decoded whole, bone by bone and {subset:?} alone", raw.bones.len());
     Ok(())
 }
 
@@ -47,6 +58,18 @@ fn whole_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> R
     for i in 0..poses {
         sampler.seek(time(&clip, i), Rounding::None);
         sampler.decompress_pose(black_box(&mut *pose))?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn subset_poses(sampler: &mut Sampler, bones: &[u32], poses: usize) -> Result<(), Error> {
+    let clip = *sampler.clip();
+    let subset = Subset::<8>::new(&clip, bones)?;
+    let mut out = vec![Transform::IDENTITY; bones.len()];
+    for i in 0..poses {
+        sampler.seek(time(&clip, i), Rounding::None);
+        sampler.decompress_subset(&subset, black_box(&mut out))?;
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Rounding, Sampler, Subset, Transform};
 
 /// 16-byte aligned storage for the input, as the decoder requires.
 #[repr(C, align(16))]
@@ -45,6 +45,23 @@ fuzz_target!(|data: &[u8]| {
         let _ = sampler.decompress_bone(u32::from(control[6]));
         let _ = sampler.decompress_bone(u32::from(control[7]) * 1000);
     }
+    // Partial decoding: a plan of up to four ascending bones and a one-off list, from
+    // the control bytes, compared with the whole pose.
+    let n = clip.bone_count().max(1);
+    let mut list: Vec<u32> = control[4..8].iter().map(|&c| u32::from(c) % n).collect();
+    list.sort_unstable();
+    list.dedup();
+    if let Ok(subset) = Subset::<4>::new(&clip, &list) {
+        let mut partial = [Transform::IDENTITY; 4];
+        if sampler.decompress_subset(&subset, &mut partial).is_ok() && sampler.decompress_pose(&mut pose).is_ok() {
+            for (t, &b) in partial.iter().zip(&list) {
+                if let Some(whole) = pose.get(b as usize) {
+                    assert_eq!(bits(t), bits(whole), "subset and pose differ");
+                }
+            }
+        }
+    }
+    let _ = sampler.decompress_bones(&list, &mut scalar);
     if let Some(meta) = clip.metadata() {
         for bone in meta.bones() {
             let _ = bone.name.len();

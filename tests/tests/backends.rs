@@ -1,13 +1,14 @@
 //! Bit-exactness across backends: the native SIMD backend of this build (SSE2, AVX2
 //! when compiled with it, NEON on aarch64) against the portable scalar reference, on
 //! every shared clip, on synthetic extreme clips and on the golden files, at many times with every
-//! rounding mode, for whole poses and bone by bone. Lockstep networking and replays
+//! rounding mode, for whole poses, bone by bone and for subsets of bones (partial
+//! decoding). Lockstep networking and replays
 //! depend on every target decoding the same bits.
 
 mod common;
 
 use common::Rng;
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::{compress, AlignedBytes, Bone, BoneTrack, RawClip, RawTransform, Settings};
 
 fn bits(t: &Transform) -> [u32; 10] {
@@ -25,6 +26,13 @@ fn bits(t: &Transform) -> [u32; 10] {
 fn check(name: &str, bytes: &[u8], steps: u32) -> usize {
     let clip = Clip::from_bytes(bytes).unwrap();
     let bones = clip.bone_count() as usize;
+    // Partial decoding: every seventh bone, the first four and the last one (at most
+    // 64 bones each), as plans and as one-off lists.
+    let n = bones as u32;
+    let lists: Vec<Vec<u32>> =
+        vec![(0..n).step_by(7).take(64).collect(), (0..n.min(4)).collect(), n.checked_sub(1).into_iter().collect()];
+    let subsets: Vec<Subset<64>> = lists.iter().map(|l| Subset::new(&clip, l).unwrap()).collect();
+    let mut partial = vec![Transform::IDENTITY; 64];
     let mut sampler = Sampler::new(clip);
     let (mut native, mut scalar) = (vec![Transform::IDENTITY; bones], vec![Transform::IDENTITY; bones]);
     let mut compared = 0;
@@ -43,6 +51,24 @@ fn check(name: &str, bytes: &[u8], steps: u32) -> usize {
                 let single = sampler.decompress_bone_scalar(bone as u32).unwrap();
                 assert_eq!(bits(&single), expected, "{name} t={time} {rounding:?} bone {bone} (scalar bone)");
                 compared += 30;
+            }
+            for (list, subset) in lists.iter().zip(&subsets) {
+                for way in 0..3 {
+                    match way {
+                        0 => sampler.decompress_subset(subset, &mut partial).unwrap(),
+                        1 => sampler.decompress_subset_scalar(subset, &mut partial).unwrap(),
+                        _ => sampler.decompress_bones(list, &mut partial).unwrap(),
+                    }
+                    for (i, &bone) in list.iter().enumerate() {
+                        let expected = bits(&scalar[bone as usize]);
+                        assert_eq!(
+                            bits(&partial[i]),
+                            expected,
+                            "{name} t={time} {rounding:?} bone {bone} (subset {way})"
+                        );
+                        compared += 10;
+                    }
+                }
             }
         }
     }

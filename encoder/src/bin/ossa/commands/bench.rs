@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::message::path as shown;
 use ossa_encoder::AlignedBytes;
 use serde_json::json;
@@ -47,14 +47,28 @@ pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<
 
     // One sampler per copy, made once: each timed call is exactly a seek and a decode.
     let mut samplers: Vec<Sampler<'_>> = clips.iter().map(|&c| Sampler::new(c)).collect();
-    let (pose_median, pose_min) = stats(&mut samplers, &times, |sampler| {
+    let (pose_median, pose_min) = stats(&mut samplers, &times, |_, sampler| {
         // The output was sized from the clip: this cannot fail.
         let _ = sampler.decompress_pose(black_box(&mut pose));
     });
-    let (bone_median, bone_min) = stats(&mut samplers, &times, |sampler| {
+    let (bone_median, bone_min) = stats(&mut samplers, &times, |_, sampler| {
         for bone in 0..bones {
             let _ = black_box(sampler.decompress_bone(bone));
         }
+    });
+    // Partial decoding: four bones spread over the skeleton (the second, a third and
+    // two thirds of the way, the last), one plan per copy of the clip.
+    let n = bones.max(1);
+    let mut subset_bones = vec![1.min(n - 1), n / 3, 2 * n / 3, n - 1];
+    subset_bones.dedup();
+    let subsets: Vec<Subset<4>> = clips
+        .iter()
+        .map(|c| Subset::new(c, &subset_bones))
+        .collect::<Result<_, _>>()
+        .map_err(|e| Failure::at(&input, e))?;
+    let mut partial = [Transform::IDENTITY; 4];
+    let (subset_median, subset_min) = stats(&mut samplers, &times, |i, sampler| {
+        let _ = sampler.decompress_subset(&subsets[i], black_box(&mut partial));
     });
     let cache = if cold { "cold" } else { "warm" };
     let backend = Sampler::backend();
@@ -69,6 +83,9 @@ pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<
             "pose_ns_min": pose_min,
             "bone_pose_ns_median": bone_median,
             "bone_pose_ns_min": bone_min,
+            "subset_bones": subset_bones,
+            "subset_ns_median": subset_median,
+            "subset_ns_min": subset_min,
         }));
     }
     say(format!(
@@ -77,21 +94,26 @@ pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<
         if copies == 1 { "y" } else { "ies" }
     ))?;
     say(format!("  seek + decompress_pose               median {pose_median:>9.1} ns, min {pose_min:>9.1} ns"))?;
-    say(format!("  seek + decompress_bone × {bones:<5}       median {bone_median:>9.1} ns, min {bone_min:>9.1} ns"))
+    say(format!("  seek + decompress_bone × {bones:<5}       median {bone_median:>9.1} ns, min {bone_min:>9.1} ns"))?;
+    say(format!(
+        "  seek + decompress_subset of {} bones    median {subset_median:>9.1} ns, min {subset_min:>9.1} ns ({:.2} of a pose)",
+        subset_bones.len(),
+        subset_median / pose_median
+    ))
 }
 
 /// Median and minimum, in nanoseconds per call, of `ROUNDS` timed rounds (after one
 /// untimed round). A round seeks to each of `times` in turn and calls `decode`, each
 /// call on the next sampler (the next copy of the clip, for `--cold`).
-fn stats(samplers: &mut [Sampler<'_>], times: &[f32], mut decode: impl FnMut(&Sampler<'_>)) -> (f64, f64) {
+fn stats(samplers: &mut [Sampler<'_>], times: &[f32], mut decode: impl FnMut(usize, &Sampler<'_>)) -> (f64, f64) {
     let (count, mut next) = (samplers.len(), 0usize);
     let mut round = || {
         let started = Instant::now();
         for &t in times {
-            let sampler = &mut samplers[next];
+            let (index, sampler) = (next, &mut samplers[next]);
             next = if next + 1 == count { 0 } else { next + 1 };
             sampler.seek(t, Rounding::None);
-            decode(sampler);
+            decode(index, sampler);
         }
         started.elapsed().as_nanos() as f64 / times.len() as f64
     };

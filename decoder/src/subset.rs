@@ -1,0 +1,179 @@
+//! Partial decoding: a caller-chosen subset of bones, for level of detail and masked
+//! layers, at a cost that follows the bones asked for rather than the clip's.
+//!
+//! Two ways in:
+//! - [`crate::Sampler::decompress_bones`] decodes any list of bones once, each as
+//!   [`crate::Sampler::decompress_bone`] does (a bit test per list, a rank, a frame
+//!   directory entry per sub-track).
+//! - A [`Subset`] is the plan for decoding the same bones every frame: built once
+//!   (when the level of detail or the mask changes), in fixed capacity without a heap
+//!   (`heapless`), it holds what does not change with time: each bone's constant and
+//!   default parts already finished (so they cost a copy), and for each animated
+//!   sub-track its index among the animated ones (so no bit set is tested and no rank
+//!   counted per frame). A frame then decodes only the animated sub-tracks asked for.
+
+use crate::bone;
+use crate::clip::Clip;
+use crate::decode::lerp;
+use crate::error::Error;
+use crate::format::{bitset_index, TrackList};
+use crate::pose::{write, SCALE, TRANSLATION};
+use crate::sampler::Key;
+use crate::simd::Lanes;
+use crate::transform::Transform;
+
+/// The plan for decoding the same bones of one clip every frame (see the module
+/// documentation): at most `N` bones, ascending, which is the order of the output. Lives on the caller's stack or in its structures; allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Subset<const N: usize> {
+    entries: heapless::Vec<Entry, N>,
+    /// The clip it was built for (its bytes' address and length), so that a plan is
+    /// never applied to another clip.
+    clip: (usize, usize),
+}
+
+/// One bone of a [`Subset`]: its transform with every part that does not change with
+/// time already in place, and its animated sub-tracks.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    fixed: Transform,
+    /// How many of `animated` are used.
+    count: u8,
+    animated: [Part; 3],
+}
+
+/// An animated sub-track of a [`Subset`]'s bone: where it is among the animated
+/// sub-tracks, found once.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    list: TrackList,
+    /// Its index among the animated sub-tracks.
+    index: u32,
+    /// Components stored by the animated sub-tracks before it.
+    before: u32,
+    /// The four-component rotations among the sub-tracks before it in its frame
+    /// directory block ([`bone::four_component_span`]).
+    span4: (u32, u32),
+}
+
+impl<const N: usize> Subset<N> {
+    /// The plan for decoding `bones` (strictly ascending, each below the bone count)
+    /// of `clip`; fails when there are more than `N` bones, one is out of range, or
+    /// they are not in ascending order.
+    /// Costs about one single-bone decode per bone.
+    pub fn new(clip: &Clip<'_>, bones: &[u32]) -> Result<Self, Error> {
+        let mut entries = heapless::Vec::new();
+        let in_place = clip.in_place();
+        let mut previous: Option<u32> = None;
+        for &b in bones {
+            if b >= clip.bone_count {
+                return Err(Error::BoneOutOfRange { index: b, bone_count: clip.bone_count });
+            }
+            if previous.is_some_and(|p| p >= b) {
+                return Err(Error::BonesNotAscending { index: b });
+            }
+            previous = Some(b);
+            let bone = b as usize;
+            let unused = Part { list: TrackList::Rotation3, index: 0, before: 0, span4: (0, 0) };
+            let (mut animated, mut count) = ([unused; 3], 0u8);
+            let fixed = match in_place {
+                Some((ib, t)) if ib == bone => t,
+                _ => {
+                    for list in TrackList::ALL {
+                        if clip.lists.contains(bitset_index(true, list), bone) {
+                            let rank = clip.lists.rank(bitset_index(true, list), bone);
+                            let index = clip.animated_start(list).wrapping_add(rank);
+                            let before = clip.animated_components_before(index);
+                            let (from4, to4) = bone::four_component_span(clip, index as usize);
+                            if let Some(slot) = animated.get_mut(usize::from(count)) {
+                                *slot = Part { list, index, before, span4: (from4 as u32, to4 as u32) };
+                                count = count.wrapping_add(1);
+                            }
+                        }
+                    }
+                    // A constant or default part decodes the same at every time: the
+                    // single-bone decode at any keys gives it (its animated parts,
+                    // decoded from wherever those keys point, are replaced per frame).
+                    bone::bone::<crate::simd::scalar::F32x4>(clip, &[Key::default(); 2], 0.0, bone)
+                }
+            };
+            entries.push(Entry { fixed, count, animated }).map_err(|_| Error::SubsetFull { capacity: N as u32 })?;
+        }
+        Ok(Subset { entries, clip: identity(clip) })
+    }
+
+    /// Number of bones.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it has no bones.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Checks that the plan is `clip`'s and that `out` holds one transform per bone.
+    pub(crate) fn check(&self, clip: &Clip<'_>, out: &[Transform]) -> Result<(), Error> {
+        if self.clip != identity(clip) {
+            return Err(Error::SubsetOfAnotherClip);
+        }
+        if out.len() < self.entries.len() {
+            return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count: self.entries.len() as u32 });
+        }
+        Ok(())
+    }
+
+    /// Decodes the bones into `out[i]` for the `i`-th bone (checked by
+    /// [`Subset::check`]).
+    #[inline(always)]
+    pub(crate) fn decode<V: Lanes>(&self, clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
+        for (entry, t) in self.entries.iter().zip(out.iter_mut()) {
+            *t = entry.fixed;
+            for part in entry.animated.iter().take(usize::from(entry.count)) {
+                let (index, before) = (part.index, part.before);
+                let span4 = (part.span4.0 as usize, part.span4.1 as usize);
+                if part.list == TrackList::Rotation4 {
+                    let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, index, before, span4);
+                    t.rotation = bone::rotation::<V, 4>(v0, v1, alpha).to_quat();
+                    continue;
+                }
+                // The other lists store three components: one decode serves them all.
+                let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, index, before, span4);
+                match part.list {
+                    TrackList::Rotation3 => t.rotation = bone::rotation::<V, 3>(v0, v1, alpha).to_quat(),
+                    TrackList::Translation => {
+                        write::<V, TRANSLATION>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t)
+                    }
+                    TrackList::Scale => write::<V, SCALE>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t),
+                    TrackList::Rotation4 => {}
+                }
+            }
+        }
+    }
+}
+
+/// A clip's identity for [`Subset`]: where its bytes are and how many.
+fn identity(clip: &Clip<'_>) -> (usize, usize) {
+    (clip.bytes.as_ptr() as usize, clip.bytes.len())
+}
+
+/// Checks a list of bones for [`crate::Sampler::decompress_bones`]: each below
+/// `bone_count`, and `out` holds one transform per bone.
+pub(crate) fn check(bones: &[u32], bone_count: u32, out: &[Transform]) -> Result<(), Error> {
+    if out.len() < bones.len() {
+        return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count: bones.len() as u32 });
+    }
+    match bones.iter().find(|&&b| b >= bone_count) {
+        Some(&index) => Err(Error::BoneOutOfRange { index, bone_count }),
+        None => Ok(()),
+    }
+}
+
+/// Decodes `bones` (checked by [`check`]) into `out[i]` for `bones[i]`, each as a
+/// single bone.
+#[inline(always)]
+pub(crate) fn decode<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, bones: &[u32], out: &mut [Transform]) {
+    for (&b, t) in bones.iter().zip(out.iter_mut()) {
+        *t = bone::bone::<V>(clip, keys, alpha, b as usize);
+    }
+}

@@ -1,0 +1,66 @@
+//! Partial decoding (level of detail, masked layers): a [`Subset`] plan and
+//! `decompress_bones` give exactly the whole pose's values for the bones asked for
+//! (checked on every shared clip by `backends.rs`); here, their contract: errors for
+//! a bad plan or call, an in-place root, and plans that cannot be used with another
+//! clip.
+
+mod common;
+
+use ossa_decoder::{Clip, Error, Rounding, Sampler, Subset, Transform};
+use ossa_encoder::{compress, Settings};
+
+fn wave() -> ossa_encoder::AlignedBytes {
+    let raw = common::load(&common::repo_root().join("examples/wave.acl.sjson"));
+    compress(&raw, &Settings::default()).unwrap().bytes
+}
+
+#[test]
+fn plans_refuse_what_they_cannot_decode() {
+    let bytes = wave();
+    let clip = Clip::from_bytes(&bytes).unwrap();
+    assert_eq!(Subset::<4>::new(&clip, &[2, 1]).unwrap_err(), Error::BonesNotAscending { index: 1 });
+    assert_eq!(Subset::<4>::new(&clip, &[3, 3]).unwrap_err(), Error::BonesNotAscending { index: 3 });
+    assert_eq!(Subset::<4>::new(&clip, &[0, 8]).unwrap_err(), Error::BoneOutOfRange { index: 8, bone_count: 8 });
+    assert_eq!(Subset::<2>::new(&clip, &[0, 1, 2]).unwrap_err(), Error::SubsetFull { capacity: 2 });
+    let subset = Subset::<4>::new(&clip, &[0, 4, 7]).unwrap();
+    assert_eq!(subset.len(), 3);
+    let sampler = Sampler::new(clip);
+    let mut two = [Transform::IDENTITY; 2];
+    assert!(matches!(sampler.decompress_subset(&subset, &mut two), Err(Error::OutputTooSmall { .. })));
+    assert!(matches!(sampler.decompress_bones(&[1, 2, 3], &mut two), Err(Error::OutputTooSmall { .. })));
+    assert_eq!(
+        sampler.decompress_bones(&[9], &mut two).unwrap_err(),
+        Error::BoneOutOfRange { index: 9, bone_count: 8 }
+    );
+
+    // A plan belongs to the clip it was built for: the same bytes elsewhere are
+    // another clip.
+    let copy = ossa_encoder::AlignedBytes::new(&bytes);
+    let other = Sampler::new(Clip::from_bytes(&copy).unwrap());
+    let mut out = [Transform::IDENTITY; 4];
+    assert_eq!(other.decompress_subset(&subset, &mut out).unwrap_err(), Error::SubsetOfAnotherClip);
+}
+
+/// Any order for one-off lists, repeated bones too; the in-place root of a clip
+/// whose root motion is extracted is in place in a subset as in a pose.
+#[test]
+fn lists_in_any_order_and_in_place_roots_decode_as_the_pose() {
+    let raw = common::load(&common::repo_root().join("examples/stride.acl.sjson"));
+    let settings = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
+    let out = compress(&raw, &settings).unwrap();
+    let clip = Clip::from_bytes(&out.bytes).unwrap();
+    let mut sampler = Sampler::new(clip);
+    let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
+    let subset = Subset::<8>::new(&clip, &[1, 2, 5]).unwrap();
+    for k in 0..=20 {
+        sampler.seek(clip.duration() * k as f32 / 20.0, Rounding::None);
+        sampler.decompress_pose(&mut pose).unwrap();
+        let mut some = [Transform::IDENTITY; 4];
+        sampler.decompress_bones(&[5, 1, 5, 0], &mut some).unwrap();
+        assert_eq!(some, [pose[5], pose[1], pose[5], pose[0]]);
+        let mut planned = [Transform::IDENTITY; 3];
+        sampler.decompress_subset(&subset, &mut planned).unwrap();
+        assert_eq!(planned, [pose[1], pose[2], pose[5]]);
+        assert_eq!(planned[0].translation.to_array(), raw.tracks[1].translations[0].map(|v| v as f32), "in place");
+    }
+}
