@@ -240,66 +240,24 @@ impl<'a> Clip<'a> {
         Ok(clip)
     }
 
-    /// Segments' data lie in increasing order without overlap, so the bit rates read
-    /// here are distinct bytes of the buffer: validation stays linear in its size.
+    /// Checks the segment table and every segment's header (see [`validate_segments`]).
     fn validate_segments(&self, work: &mut u64) -> Result<(), Error> {
-        let mut previous_end = 0u64;
-        let table_len = u64::from(self.segment_count).saturating_mul(SEGMENT_ENTRY_SIZE as u64);
-        let table = aligned_section(self.bytes, self.segments_offset as u32, table_len, Section::SegmentTable)?;
-        for (index, raw) in table.chunks_exact(SEGMENT_ENTRY_SIZE).enumerate() {
-            let index = index as u32;
-            let entry = SegmentEntry::read_from_bytes(raw).map_err(|_| Error::OutOfBounds(Section::SegmentTable))?;
-            let (_, samples) = format::segment_span(index, self.sample_count, self.segment_len);
-            let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples).wrapping_sub(1) };
-            if entry.frames_present.get() != full_mask {
-                return Err(Error::BadSegment(index));
-            }
-            *work = work.saturating_add(1).saturating_add(u64::from(self.animated_count));
-            if u64::from(entry.data_offset.get()) < previous_end {
-                return Err(Error::OutOfBounds(Section::Segment(index)));
-            }
-            let header_len = self.segment_header_len();
-            let data = aligned_section(self.bytes, entry.data_offset.get(), header_len, Section::Segment(index))?;
-            let (directory, rates) = data.split_at((self.frame_directory_len as usize).min(data.len()));
-            let frame_bits = self.validate_bit_rates(index, directory, rates)?;
-            if frame_bits != u64::from(entry.frame_bits.get()) {
-                return Err(Error::BadSegment(index));
-            }
-            let sample_bytes = frame_bits.saturating_mul(u64::from(samples)).div_ceil(8);
-            let end = u64::from(entry.data_offset.get())
-                .saturating_add(header_len)
-                .saturating_add(sample_bytes)
-                .saturating_add(BIT_READ_SLACK as u64);
-            if end > self.bytes.len() as u64 {
-                return Err(Error::OutOfBounds(Section::Segment(index)));
-            }
-            // The slack may be shared: the next segment starts after the samples.
-            previous_end = end.saturating_sub(BIT_READ_SLACK as u64);
-        }
-        Ok(())
-    }
-
-    /// Checks one segment's bit rates (every one allowed) and frame directory (each
-    /// entry the bit offset of the first sub-track of its block), and returns the bits
-    /// of one key frame. One pass over the rates: linear in the segment's metadata.
-    fn validate_bit_rates(&self, index: u32, directory: &[u8], rates: &[u8]) -> Result<u64, Error> {
         let (rot4_start, rot4_end) = self.rotation4_span();
-        let mut frame_bits: u64 = 0;
-        for (i, &bits) in rates.iter().enumerate().take(self.animated_count as usize) {
-            if !format::is_valid_bit_rate(bits) {
-                return Err(Error::BadBitRate { segment: index, sub_track: i as u32, bits });
-            }
-            if i > 0 && i % FRAME_BLOCK == 0 {
-                let entry = u32_at(directory, (i / FRAME_BLOCK).saturating_sub(1).saturating_mul(4));
-                if entry.map(u64::from) != Some(frame_bits) {
-                    return Err(Error::BadDirectory(Section::Segment(index)));
-                }
-            }
-            let components = if (rot4_start..rot4_end).contains(&(i as u32)) { 4 } else { 3 };
-            // At most 3 × 65,535 sub-tracks × 4 components × 32 bits: no overflow.
-            frame_bits = frame_bits.saturating_add(u64::from(bits).saturating_mul(components));
-        }
-        Ok(frame_bits)
+        let shape = SegmentShape {
+            segments_offset: self.segments_offset as u32,
+            segment_count: self.segment_count,
+            sample_count: self.sample_count,
+            segment_len: self.segment_len,
+            animated_count: self.animated_count,
+            frame_directory_len: self.frame_directory_len,
+            header_len: self.segment_header_len(),
+        };
+        validate_segments(
+            self.bytes,
+            &shape,
+            |i| if (rot4_start..rot4_end).contains(&(i as u32)) { 4 } else { 3 },
+            work,
+        )
     }
 
     /// Bytes before a segment's samples: the frame directory, one bit rate per
@@ -498,6 +456,79 @@ pub struct Layout {
 
 fn f32_from(c: &[u8]) -> f32 {
     f32_at(c, 0).unwrap_or(f32::NAN)
+}
+
+/// What segment validation needs to know of a clip (transform or scalar).
+pub(crate) struct SegmentShape {
+    pub segments_offset: u32,
+    pub segment_count: u32,
+    pub sample_count: u32,
+    pub segment_len: u8,
+    pub animated_count: u32,
+    pub frame_directory_len: u32,
+    /// Bytes before each segment's samples.
+    pub header_len: u64,
+}
+
+/// Checks the segment table and each segment's frame directory and bit rates, and
+/// that its samples (plus the read slack) lie inside the buffer; `components(i)` is
+/// the component count of animated sub-track `i`. Segments' data lie in increasing
+/// order without overlap, so the bit rates read are distinct bytes of the buffer:
+/// validation stays linear in its size.
+pub(crate) fn validate_segments(
+    bytes: &[u8],
+    shape: &SegmentShape,
+    components: impl Fn(usize) -> u64,
+    work: &mut u64,
+) -> Result<(), Error> {
+    let mut previous_end = 0u64;
+    let table_len = u64::from(shape.segment_count).saturating_mul(SEGMENT_ENTRY_SIZE as u64);
+    let table = aligned_section(bytes, shape.segments_offset, table_len, Section::SegmentTable)?;
+    for (index, raw) in table.chunks_exact(SEGMENT_ENTRY_SIZE).enumerate() {
+        let index = index as u32;
+        let entry = SegmentEntry::read_from_bytes(raw).map_err(|_| Error::OutOfBounds(Section::SegmentTable))?;
+        let (_, samples) = format::segment_span(index, shape.sample_count, shape.segment_len);
+        let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples).wrapping_sub(1) };
+        if entry.frames_present.get() != full_mask {
+            return Err(Error::BadSegment(index));
+        }
+        *work = work.saturating_add(1).saturating_add(u64::from(shape.animated_count));
+        if u64::from(entry.data_offset.get()) < previous_end {
+            return Err(Error::OutOfBounds(Section::Segment(index)));
+        }
+        let data = aligned_section(bytes, entry.data_offset.get(), shape.header_len, Section::Segment(index))?;
+        let (directory, rates) = data.split_at((shape.frame_directory_len as usize).min(data.len()));
+        // One pass over the rates: each allowed, each directory entry the bit offset of
+        // the first sub-track of its block.
+        let mut frame_bits: u64 = 0;
+        for (i, &bits) in rates.iter().enumerate().take(shape.animated_count as usize) {
+            if !format::is_valid_bit_rate(bits) {
+                return Err(Error::BadBitRate { segment: index, sub_track: i as u32, bits });
+            }
+            if i > 0 && i % FRAME_BLOCK == 0 {
+                let entry = u32_at(directory, (i / FRAME_BLOCK).saturating_sub(1).saturating_mul(4));
+                if entry.map(u64::from) != Some(frame_bits) {
+                    return Err(Error::BadDirectory(Section::Segment(index)));
+                }
+            }
+            // At most 3 × 65,535 sub-tracks × 4 components × 32 bits: no overflow.
+            frame_bits = frame_bits.saturating_add(u64::from(bits).saturating_mul(components(i)));
+        }
+        if frame_bits != u64::from(entry.frame_bits.get()) {
+            return Err(Error::BadSegment(index));
+        }
+        let sample_bytes = frame_bits.saturating_mul(u64::from(samples)).div_ceil(8);
+        let end = u64::from(entry.data_offset.get())
+            .saturating_add(shape.header_len)
+            .saturating_add(sample_bytes)
+            .saturating_add(BIT_READ_SLACK as u64);
+        if end > bytes.len() as u64 {
+            return Err(Error::OutOfBounds(Section::Segment(index)));
+        }
+        // The slack may be shared: the next segment starts after the samples.
+        previous_end = end.saturating_sub(BIT_READ_SLACK as u64);
+    }
+    Ok(())
 }
 
 /// Checks the track descriptions in one pass over their bytes: padding bits zero, no

@@ -96,8 +96,50 @@ impl Looping {
 
 /// `ClipHeader::kind`: a clip of bone transforms (rotation, translation, scale).
 pub const KIND_TRANSFORMS: u8 = 0;
-/// `ClipHeader::kind` (reserved): a list of scalar tracks.
+/// `ClipHeader::kind` (2.1): a list of scalar tracks ([`crate::ScalarClip`]).
 pub const KIND_SCALAR_TRACKS: u8 = 1;
+
+/// The head of a scalar track list's descriptions (8 bytes at `tracks_offset`), then
+/// its constant and animated bit sets, then (with [`SCALAR_REMAP`]) one `u32` output
+/// index per stored track.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct ScalarDescription {
+    /// [`crate::ScalarType`] byte, 1 to 5.
+    pub track_type: u8,
+    /// `SCALAR_*` option bits.
+    pub options: u8,
+    /// Zero.
+    pub reserved: U16,
+    /// Output slots: at least one more than every output index.
+    pub output_count: U32,
+}
+
+/// Size of [`ScalarDescription`].
+pub const SCALAR_DESCRIPTION_SIZE: usize = core::mem::size_of::<ScalarDescription>();
+const _: () = assert!(SCALAR_DESCRIPTION_SIZE == 8);
+
+/// [`ScalarDescription::options`]: the stored tracks have output indices of their own
+/// (otherwise track `i` is output `i`).
+pub const SCALAR_REMAP: u8 = 1;
+
+/// Bytes of a scalar list's two bit sets for `tracks` tracks, padded to 4 bytes.
+#[inline]
+pub const fn scalar_sets_len(tracks: usize) -> usize {
+    // At most 2 · 8192 + 3.
+    #[allow(clippy::arithmetic_side_effects)]
+    let len = (2 * bitset_len(tracks)).div_ceil(4) * 4;
+    len
+}
+
+/// Bytes of a scalar list's descriptions.
+#[inline]
+pub const fn scalar_description_len(tracks: usize, remap: bool) -> usize {
+    // At most 8 + 16,388 + 4 · 65,535.
+    #[allow(clippy::arithmetic_side_effects)]
+    let len = SCALAR_DESCRIPTION_SIZE + scalar_sets_len(tracks) + if remap { 4 * tracks } else { 0 };
+    len
+}
 /// `ClipHeader::additive`: a normal (non-additive) clip. Values 1 to 3 (2.1) are the
 /// additive modes of [`crate::Additive`].
 pub const ADDITIVE_NONE: u8 = 0;

@@ -63,6 +63,7 @@ mod pose;
 pub mod quantization;
 mod root_motion;
 mod sampler;
+mod scalar;
 mod simd;
 mod subset;
 mod track_lists;
@@ -75,6 +76,7 @@ pub use glam;
 pub use metadata::{BoneInfo, BoneIter, Metadata};
 pub use root_motion::Displacement;
 pub use sampler::{Rounding, Sampler};
+pub use scalar::{ScalarClip, ScalarSampler, ScalarType};
 pub use subset::Subset;
 pub use transform::Transform;
 

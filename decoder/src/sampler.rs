@@ -65,12 +65,18 @@ impl Position {
     /// The position of `time` seconds in `clip`, clamped to `[0, duration]`.
     #[inline(always)]
     pub fn of(clip: &Clip<'_>, time: f32) -> Position {
-        // Validation guarantees at least one sample.
-        let last = clip.sample_count.saturating_sub(1);
-        let wrap = clip.looping() == Looping::Wrap;
+        Position::at(clip.sample_count, clip.sample_rate, clip.looping(), time)
+    }
+
+    /// The position of `time` seconds among `sample_count` stored samples (at least
+    /// one) at `sample_rate`, clamped to `[0, duration]`.
+    #[inline(always)]
+    pub fn at(sample_count: u32, sample_rate: f32, looping: Looping, time: f32) -> Position {
+        let last = sample_count.saturating_sub(1);
+        let wrap = looping == Looping::Wrap;
         // The last position: the last sample, or one interval past it when wrapping.
-        let end = if wrap { clip.sample_count } else { last };
-        let position = time * clip.sample_rate;
+        let end = if wrap { sample_count } else { last };
+        let position = time * sample_rate;
         // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
         let position = position.max(0.0).min(end as f32);
         // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the

@@ -146,3 +146,25 @@ fn sampler_size_is_as_documented() {
 /// Documented in `Sampler`'s doc comment: keep them in step.
 const CLIP_BYTES: usize = 312;
 const SAMPLER_BYTES: usize = 384;
+
+/// The scalar track list golden file decodes bit for bit (every line under Miri
+/// too: the list is small).
+#[test]
+fn scalar_golden_values_decode_bit_for_bit() {
+    use ossa_decoder::{ScalarClip, ScalarSampler};
+    let (buf, len) = golden("weights.ossa");
+    let clip = ScalarClip::from_bytes_verified(&buf.0[..len]).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden/weights.expected.txt");
+    let expected = std::fs::read_to_string(path).unwrap();
+    let mut sampler = ScalarSampler::new(clip);
+    let mut out = vec![f32::NAN; clip.output_count() as usize * clip.track_type().components()];
+    for l in expected.lines().filter(|l| !l.starts_with('#')) {
+        let (time, values) = l.split_once(':').unwrap();
+        out.fill(f32::NAN);
+        sampler.seek(f32::from_bits(u32::from_str_radix(time, 16).unwrap()));
+        sampler.decompress_tracks(&mut out).unwrap();
+        let want: Vec<u32> = values.split_whitespace().map(|v| u32::from_str_radix(v, 16).unwrap()).collect();
+        let got: Vec<u32> = out.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want, "t = {time}");
+    }
+}

@@ -30,6 +30,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (i, path) in sources.iter().enumerate() {
         let text = std::fs::read_to_string(path)?;
         std::fs::write(out.join("text").join(format!("clip{i}")), &text)?;
+        // Track lists: compressed as scalar lists (kind 1) for the decoder targets.
+        if let Ok(list) = acl_text::read_track_list(&text, "seed") {
+            if let Ok(compressed) = ossa_encoder::compress::scalar::compress_tracks(&list, 16) {
+                let mut decode = vec![0x00, 0x00, 0x00, 0x3f, 0, 0, 0, 0];
+                decode.extend_from_slice(&compressed.bytes);
+                std::fs::write(out.join("decode").join(format!("list{i}")), &decode)?;
+                let mut structured = vec![0u8, 0u8];
+                structured.extend_from_slice(&compressed.bytes);
+                std::fs::write(out.join("decode_structured").join(format!("list{i}")), &structured)?;
+                written += 1;
+            }
+            continue;
+        }
         let Ok(raw) = acl_text::read_clip(&text, "seed") else { continue };
         // Long clips make slow seeds; the short ones cover the same structure.
         if raw.sample_count > 64 {

@@ -2,7 +2,7 @@
 //! in memory for comparisons ([`decompress`]), or streamed as ACL text for
 //! `ossa decompress` ([`write_text`]).
 
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Rounding, Sampler, ScalarClip, ScalarSampler, Transform};
 
 use crate::measure::sample_time;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
@@ -214,4 +214,44 @@ fn skeleton(clip: &Clip<'_>, default_name: &str) -> (String, Vec<Bone>) {
                 .collect(),
         ),
     }
+}
+
+/// Writes every sample of the scalar track list `clip` as an ACL text track list
+/// (`track_list`, then one track per stored track, named by its output index, with
+/// its type, output index and decoded values). The precision each track was
+/// compressed with is not in the file: the tracks get ACL's default.
+pub fn write_track_list<W: std::io::Write>(clip: &ScalarClip<'_>, name: &str, out: W) -> Result<W, WriteTextError> {
+    use std::io::Write as _;
+    let mut w = std::io::BufWriter::new(out);
+    let c = clip.track_type().components();
+    let samples = clip.source_sample_count() as usize;
+    // Every track's samples, output-major: decoded pose by pose, written track by track.
+    let mut sampler = ScalarSampler::new(*clip);
+    let slots = clip.output_count() as usize * c;
+    let mut values =
+        crate::memory::filled(samples * slots, 0.0f32, "decoded track values").map_err(WriteTextError::OutOfMemory)?;
+    for s in 0..samples {
+        sampler.seek(sample_time(s, clip.sample_rate()));
+        sampler.decompress_tracks(&mut values[s * slots..(s + 1) * slots]).map_err(WriteTextError::Decoder)?;
+    }
+    writeln!(w, "version = 5\n\ntrack_list =\n{{")?;
+    writeln!(w, "\tname = \"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))?;
+    writeln!(w, "\tnum_samples = {samples}\n\tsample_rate = {:?}\n}}\n\ntracks =\n[", f64::from(clip.sample_rate()))?;
+    for t in 0..clip.track_count() {
+        let o = clip.output_index(t).unwrap_or(t) as usize;
+        writeln!(
+            w,
+            "\t{{\n\t\tname = \"track_{o}\"\n\t\ttype = \"{}\"\n\t\toutput_index = {o}",
+            clip.track_type().name()
+        )?;
+        writeln!(w, "\t\tdata =\n\t\t[")?;
+        for s in 0..samples {
+            let v = &values[s * slots + o * c..s * slots + o * c + c];
+            let row: Vec<String> = v.iter().map(|x| format!("{:?}", f64::from(*x))).collect();
+            writeln!(w, "\t\t\t[ {} ]", row.join(", "))?;
+        }
+        writeln!(w, "\t\t]\n\t}}")?;
+    }
+    writeln!(w, "]")?;
+    w.into_inner().map_err(|e| WriteTextError::Io(e.into_error()))
 }

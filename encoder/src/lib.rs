@@ -22,6 +22,7 @@ pub mod memory;
 pub mod message;
 pub mod raw_clip;
 pub mod sjson;
+pub mod track_list;
 
 pub use aligned::AlignedBytes;
 pub use compress::{compress, CompressError, Compressed, LoopSetting, Settings};

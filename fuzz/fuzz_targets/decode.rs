@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_decoder::{Clip, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, Rounding, Sampler, ScalarClip, ScalarSampler, Subset, Transform};
 
 /// 16-byte aligned storage for the input, as the decoder requires.
 #[repr(C, align(16))]
@@ -22,6 +22,17 @@ fuzz_target!(|data: &[u8]| {
     storage.0[..bytes.len()].copy_from_slice(bytes);
     let bytes = &storage.0[..bytes.len()];
     let _ = Clip::from_bytes_verified(bytes);
+    // A scalar track list (kind 1): validated, sampled at the control's time.
+    if let Ok(list) = ScalarClip::from_bytes(bytes) {
+        let _ = ScalarClip::from_bytes_verified(bytes);
+        let mut sampler = ScalarSampler::new(list);
+        let mut out = [0.0f32; 256];
+        for t in [f32::from_le_bytes([control[0], control[1], control[2], control[3]]), list.duration()] {
+            sampler.seek(t);
+            let _ = sampler.decompress_tracks(&mut out);
+        }
+        return;
+    }
     let Ok(clip) = Clip::from_bytes(bytes) else { return };
     let time = f32::from_le_bytes([control[0], control[1], control[2], control[3]]);
     let rounding = match control[4] & 3 {

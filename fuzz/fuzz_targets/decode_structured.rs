@@ -120,6 +120,15 @@ fuzz_target!(|data: &[u8]| {
     }
     let bytes = &storage.0[..len];
     let _ = Clip::from_bytes_verified(bytes);
+    if let Ok(list) = ossa_decoder::ScalarClip::from_bytes(bytes) {
+        let mut sampler = ossa_decoder::ScalarSampler::new(list);
+        let mut out = [0.0f32; 256];
+        for t in [plan.time, 0.0, list.duration()] {
+            sampler.seek(t);
+            let _ = sampler.decompress_tracks(&mut out);
+        }
+        return;
+    }
     let Ok(clip) = Clip::from_bytes(bytes) else { return };
     let rounding = match plan.rounding & 3 {
         0 => Rounding::None,

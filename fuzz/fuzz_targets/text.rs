@@ -1,6 +1,6 @@
 //! The ACL text clip reader on arbitrary text: a clip or a clear error, never a crash,
 //! and the same outcome and message whether the samples are skimmed by the first pass
-//! and read in parallel, or checked first and read in order.
+//! and read in parallel, or checked first and read in order. Scalar track lists too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -19,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = ossa_encoder::sjson::check(text);
     let mut over_budget = false;
     let read = acl_text::read_clip_checked(text, "fuzz", |declared| {
-        over_budget = declared.bones.saturating_mul(declared.samples) > BUDGET;
+        let samples = declared.samples.saturating_add(declared.base_samples);
+        over_budget = declared.bones.saturating_mul(samples) > BUDGET;
         if over_budget {
             Err("over the fuzzing budget".to_owned())
         } else {
@@ -28,6 +29,15 @@ fuzz_target!(|data: &[u8]| {
     });
     if over_budget {
         return;
+    }
+    // Scalar track lists: read (their memory follows the text), compressed within
+    // every track's precision when they are.
+    if let Ok(list) = acl_text::read_track_list(text, "fuzz") {
+        if list.tracks.len().saturating_mul(list.sample_count) <= BUDGET {
+            if let Ok(out) = ossa_encoder::compress::scalar::compress_tracks(&list, 16) {
+                assert!(out.max_error_ratio <= 1.0, "track list error above its precision: {}", out.max_error_ratio);
+            }
+        }
     }
     assert_eq!(read, acl_text::read_clip_unskimmed(text, "fuzz"));
     if let Ok(clip) = read {

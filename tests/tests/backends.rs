@@ -159,6 +159,10 @@ fn native_and_scalar_backends_agree_on_the_golden_files() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "ossa") {
             let bytes = AlignedBytes::new(&std::fs::read(&path).unwrap());
+            // Scalar track lists (kind 1) decode on the portable path only.
+            if bytes[20] == ossa_decoder::format::KIND_SCALAR_TRACKS {
+                continue;
+            }
             check(&path.display().to_string(), &bytes, 60);
             files += 1;
         }

@@ -279,3 +279,68 @@ fn the_golden_files_cover_the_edges() {
     assert!(full_root_motion_block, "no root-motion block with a chain, a kept end and an in-place transform");
     assert!(additive1_default_scale, "no additive1 clip with a default scale");
 }
+
+/// The scalar track list golden file (`weights`): the encoder reproduces it byte for
+/// byte, the decoder and the spec-only reader reproduce its expected values bit for
+/// bit (slots of no track stay NaN), and each misreading of scalar-tracks.md changes
+/// at least one value.
+#[test]
+fn the_scalar_track_list_golden_file_encodes_and_decodes_bit_for_bit() {
+    use ossa_decoder::{ScalarClip, ScalarSampler};
+    use spec_reader::ScalarMisreading;
+    let source = common::repo_root().join("examples/weights.acl.sjson");
+    let list = ossa_encoder::acl_text::read_track_list(&std::fs::read_to_string(source).unwrap(), "weights").unwrap();
+    let encoded = ossa_encoder::compress::scalar::compress_tracks(&list, 16).unwrap().bytes;
+    let (ossa_path, values_path) = (golden_dir().join("weights.ossa"), golden_dir().join("weights.expected.txt"));
+    let times = |clip: &ScalarClip| -> Vec<f32> {
+        let steps = 2 * clip.sample_count();
+        let mut t: Vec<f32> = (0..=steps).map(|k| clip.duration() * k as f32 / steps as f32).collect();
+        t.extend((0..clip.source_sample_count()).map(|i| i as f32 / clip.sample_rate()));
+        t
+    };
+    let expected = |bytes: &[u8]| -> String {
+        let clip = ScalarClip::from_bytes_verified(bytes).unwrap();
+        let mut sampler = ScalarSampler::new(clip);
+        let mut out = vec![f32::NAN; clip.output_count() as usize * clip.track_type().components()];
+        let mut text = String::from("# time: every output slot (f32 bits, NaN where no track)\n");
+        for t in times(&clip) {
+            out.fill(f32::NAN);
+            sampler.seek(t);
+            sampler.decompress_tracks(&mut out).unwrap();
+            let _ = write!(text, "{:08x}:", t.to_bits());
+            for v in &out {
+                let _ = write!(text, " {:08x}", v.to_bits());
+            }
+            text.push('\n');
+        }
+        text
+    };
+    if bless() {
+        std::fs::write(&ossa_path, &*encoded).unwrap();
+        std::fs::write(&values_path, expected(&encoded)).unwrap();
+    }
+    let golden = AlignedBytes::new(&std::fs::read(&ossa_path).expect("golden .ossa present"));
+    assert!(golden[..] == encoded[..], "the encoder no longer reproduces {}", ossa_path.display());
+    let text = std::fs::read_to_string(&values_path).unwrap();
+    assert!(text == expected(&golden), "decoded values differ from {}", values_path.display());
+
+    let clip = ScalarClip::from_bytes(&golden).unwrap();
+    assert!(clip.segment_count() > 1, "the golden list has segment ranges");
+    let misread = |m: ScalarMisreading| -> usize {
+        let mut wrong = 0;
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let (time, values) = line.split_once(':').unwrap();
+            let time = f32::from_bits(u32::from_str_radix(time, 16).unwrap());
+            let got = spec_reader::decode_scalar(&golden, time, m);
+            let want: Vec<u32> = values.split_whitespace().map(|v| u32::from_str_radix(v, 16).unwrap()).collect();
+            wrong += got.iter().zip(&want).filter(|(g, w)| g.to_bits() != **w).count();
+        }
+        wrong
+    };
+    assert_eq!(misread(ScalarMisreading::Faithful), 0, "the spec-only reader disagrees");
+    for m in ScalarMisreading::ALL {
+        let wrong = misread(m);
+        println!("{m:?}: {wrong} golden values wrong");
+        assert!(wrong > 0, "the golden list does not catch {m:?}");
+    }
+}

@@ -82,7 +82,33 @@ pub const BONE: Section = Section {
 /// Keys of a track in `tracks = [ … ]` (and `base_tracks`).
 pub const TRACK: Section = Section { place: "in a track", keys: &["name", "rotations", "translations", "scales"] };
 
-const ALL: [Section; 6] = [TOP, CLIP, SETTINGS, SEGMENTING, BONE, TRACK];
+/// Keys of `track_list = { … }`.
+pub const TRACK_LIST: Section =
+    Section { place: "in 'track_list'", keys: &["name", "num_samples", "sample_rate", "is_binary_exact"] };
+
+/// Keys of a track in a track list's `tracks` (ACL's, transform-only ones included:
+/// they are read and ignored).
+pub const SCALAR_TRACK: Section = Section {
+    place: "in a list track",
+    keys: &[
+        "name",
+        "type",
+        "precision",
+        "constant_threshold",
+        "output_index",
+        "parent_index",
+        "shell_distance",
+        "constant_rotation_threshold_angle",
+        "constant_translation_threshold",
+        "constant_scale_threshold",
+        "bind_rotation",
+        "bind_translation",
+        "bind_scale",
+        "data",
+    ],
+};
+
+const ALL: [Section; 8] = [TOP, CLIP, SETTINGS, SEGMENTING, BONE, TRACK, TRACK_LIST, SCALAR_TRACK];
 
 /// Index of `key` in `section`, if it is one of its keys.
 pub fn index(section: &Section, key: &str) -> Option<usize> {

@@ -11,7 +11,9 @@ mod write;
 
 use std::fmt;
 
-pub use read::{read_clip, read_clip_checked, read_clip_unskimmed, Declared};
+pub use read::{
+    read_clip, read_clip_checked, read_clip_unskimmed, read_file_checked, read_track_list, AclFile, Declared,
+};
 pub use write::{write_clip, TextWriter};
 
 /// Why a text clip could not be read.

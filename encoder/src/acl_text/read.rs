@@ -13,7 +13,7 @@ use std::fmt;
 use rayon::prelude::*;
 
 use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
-use ossa_decoder::Additive;
+use ossa_decoder::{Additive, ScalarType};
 
 use super::keys::{self, Section};
 use super::ImportError;
@@ -21,6 +21,7 @@ use crate::memory::{self, OutOfMemory};
 use crate::message::{name as shown, number};
 use crate::raw_clip::{self, AdditiveBase, Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
 use crate::sjson::{Key, Position, Reader, ValueKind};
+use crate::track_list::{RawTrackList, ScalarTrack};
 
 /// The counts a clip declares, known before any of its samples is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +32,174 @@ pub struct Declared {
     pub samples: usize,
     /// Samples per track of an additive clip's base (0 without one).
     pub base_samples: usize,
+}
+
+/// What an `.acl.sjson` file holds: a transform clip or a scalar track list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AclFile {
+    /// `clip`, `bones`, `tracks`.
+    Clip(RawClip),
+    /// `track_list`, `tracks`.
+    TrackList(RawTrackList),
+}
+
+/// Reads either kind of file ([`read_clip_checked`] for a clip, whose declared counts
+/// `check` sees first; [`read_track_list`] for a track list).
+pub fn read_file_checked(
+    text: &str,
+    default_name: &str,
+    check: impl FnOnce(Declared) -> Result<(), String>,
+) -> Result<AclFile, ImportError> {
+    let mut r = ClipReader::new(text, false);
+    let is_list = r.scan(text).map(|s| s.get("track_list").is_some()).unwrap_or(false);
+    if is_list {
+        read_track_list(text, default_name).map(AclFile::TrackList)
+    } else {
+        read_clip_checked(text, default_name, check).map(AclFile::Clip)
+    }
+}
+
+/// Reads a scalar track list (`track_list` and `tracks` of `type`, `precision`,
+/// `output_index` and `data`; the keys of transform track lists are refused).
+pub fn read_track_list(text: &str, default_name: &str) -> Result<RawTrackList, ImportError> {
+    let mut r = ClipReader::new(text, false);
+    let result = read_list_sections(&mut r, text, default_name);
+    result.map_err(|e| r.syntax_first(e))
+}
+
+fn read_list_sections(r: &mut ClipReader, text: &str, default_name: &str) -> Result<RawTrackList, ImportError> {
+    let sections = r.scan(text)?;
+    let version =
+        sections.get("version").ok_or_else(|| ImportError::whole("missing 'version': not an ACL clip file"))?;
+    r.r.seek(version);
+    let v = r.number("version")?;
+    if !(1.0..=5.0).contains(&v) || v.fract() != 0.0 {
+        return Err(r.fail(version, format!("unsupported ACL file version {} (1 to 5 are read)", number(v))));
+    }
+    let list_at = sections.get("track_list").ok_or_else(|| ImportError::whole("missing 'track_list' section"))?;
+    r.r.seek(list_at);
+    let (mut name, mut samples, mut rate) = (None, None, None);
+    r.object(&keys::TRACK_LIST, "'track_list'", |r, key, at| {
+        match keys::TRACK_LIST.keys[key] {
+            "name" => name = Some(r.string("list name")?),
+            "num_samples" => samples = Some((r.number("num_samples")?, at)),
+            "sample_rate" => rate = Some((r.number("sample_rate")?, at)),
+            _ => r.r.skip_value()?,
+        }
+        Ok(())
+    })?;
+    let (samples, samples_at) = samples.ok_or_else(|| r.fail(list_at, "'track_list' has no 'num_samples'"))?;
+    let samples = r.sample_count(samples, samples_at, "num_samples")?;
+    let (rate, rate_at) = rate.ok_or_else(|| r.fail(list_at, "'track_list' has no 'sample_rate'"))?;
+    if let Some(problem) = raw_clip::sample_rate_problem(rate, samples) {
+        return Err(r.fail(rate_at, problem));
+    }
+    if let Some(settings) = sections.get("settings") {
+        r.r.seek(settings);
+        r.settings()?;
+    }
+    let tracks_at = sections.get("tracks").ok_or_else(|| ImportError::whole("missing 'tracks' section"))?;
+    r.r.seek(tracks_at);
+    r.expect(ValueKind::Array, "'tracks'")?;
+    r.r.begin_array()?;
+    let mut tracks: Vec<ScalarTrack> = Vec::new();
+    let mut list_type: Option<ScalarType> = None;
+    while r.r.next_item()? {
+        let index = tracks.len();
+        let mut track = ScalarTrack {
+            name: format!("track_{index}"),
+            precision: 0.0001,
+            output_index: index as u32,
+            values: Vec::new(),
+        };
+        let mut kind: Option<(ScalarType, Position)> = None;
+        let mut data: Option<Position> = None;
+        let object_at = r.object(&keys::SCALAR_TRACK, "a track", |r, key, at| {
+            match keys::SCALAR_TRACK.keys[key] {
+                "name" => track.name = r.string("track name")?,
+                "type" => {
+                    let t = r.string("type")?;
+                    let found = match t.as_str() {
+                        "float1f" => ScalarType::Float1,
+                        "float2f" => ScalarType::Float2,
+                        "float3f" => ScalarType::Float3,
+                        "float4f" => ScalarType::Float4,
+                        "vector4f" => ScalarType::Vector4,
+                        "qvvf" => {
+                            return Err(r.fail(
+                                at,
+                                "transform tracks ('qvvf') in a track list are not supported: give them as a clip",
+                            ))
+                        }
+                        other => {
+                            return Err(r.fail(
+                                at,
+                                format!(
+                                    "type '{}' is not one of float1f, float2f, float3f, float4f, vector4f",
+                                    shown(other)
+                                ),
+                            ))
+                        }
+                    };
+                    kind = Some((found, at));
+                }
+                "precision" => track.precision = r.number("precision")?,
+                "output_index" => {
+                    let o = r.number("output_index")?;
+                    if o.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&o) {
+                        return Err(r.fail(
+                            at,
+                            format!("output_index {} is not a whole number from 0 to 4294967295", number(o)),
+                        ));
+                    }
+                    track.output_index = o as u32;
+                }
+                "data" => {
+                    data = Some(at);
+                    r.r.skip_value()?;
+                }
+                _ => r.r.skip_value()?,
+            }
+            Ok(())
+        })?;
+        let (kind, kind_at) =
+            kind.ok_or_else(|| r.fail(object_at, format!("track '{}' has no 'type'", shown(&track.name))))?;
+        match list_type {
+            None => list_type = Some(kind),
+            Some(t) if t != kind => {
+                return Err(r.fail(
+                    kind_at,
+                    format!("track '{}' is {}, the list's tracks are {}", shown(&track.name), kind.name(), t.name()),
+                ))
+            }
+            _ => {}
+        }
+        if !(track.precision.is_finite() && track.precision > 0.0) {
+            return Err(r.fail(
+                object_at,
+                format!(
+                    "track '{}': precision {} is not a positive number",
+                    shown(&track.name),
+                    number(track.precision)
+                ),
+            ));
+        }
+        let data_at = data.ok_or_else(|| r.fail(object_at, format!("track '{}' has no 'data'", shown(&track.name))))?;
+        let end = r.r.position();
+        r.r.seek(data_at);
+        track.values = r.scalar_samples(&track.name, kind.components(), samples)?;
+        r.r.seek(end);
+        tracks.push(track);
+    }
+    let list = RawTrackList {
+        name: name.unwrap_or_else(|| default_name.to_owned()),
+        sample_rate: rate,
+        sample_count: samples,
+        track_type: list_type.unwrap_or(ScalarType::Float1),
+        tracks,
+    };
+    list.check().map_err(|e| ImportError::whole(e.to_string()))?;
+    Ok(list)
 }
 
 /// Reads a clip from the text of an `.acl.sjson` file. `default_name` names the clip
@@ -67,14 +236,7 @@ fn read_clip_with(
     check: impl FnOnce(Declared) -> Result<(), String>,
     skim: bool,
 ) -> Result<RawClip, ImportError> {
-    let mut r = ClipReader {
-        r: Reader::new(text),
-        skim,
-        unchecked: None,
-        track_objects: Vec::new(),
-        default_scale: 1.0,
-        owner: "the clip",
-    };
+    let mut r = ClipReader::new(text, skim);
     // The first syntax error in the document is the one reported, before any other
     // problem, although the first pass leaves the samples unchecked (see `scan`).
     read_sections(&mut r, text, default_name, check).map_err(|e| r.syntax_first(e))
@@ -99,7 +261,7 @@ fn read_sections(
     if let Some(list) = sections.get("track_list") {
         return Err(r.fail(
             list,
-            "this file holds a scalar track list ('track_list'); ossa compresses transform clips only for now",
+            "this file holds a scalar track list ('track_list'), not a clip: read it as a track list (ossa compress does)",
         ));
     }
     let clip_at = sections.get("clip").ok_or_else(|| ImportError::whole("missing 'clip' section"))?;
@@ -248,6 +410,18 @@ struct BoneEntry {
 }
 
 impl<'a> ClipReader<'a> {
+    /// A reader at the start of `text`; `skim`: see [`ClipReader::scan`].
+    fn new(text: &'a str, skim: bool) -> Self {
+        ClipReader {
+            r: Reader::new(text),
+            skim,
+            unchecked: None,
+            track_objects: Vec::new(),
+            default_scale: 1.0,
+            owner: "the clip",
+        }
+    }
+
     /// The error to report instead of `error`: the first syntax error of the
     /// `tracks` section if the first pass skipped it unchecked and it has one (it
     /// comes before any error found later, as if the first pass had checked it).
@@ -465,6 +639,35 @@ impl<'a> ClipReader<'a> {
             })
         };
         Ok(Header { name: name.unwrap_or_else(|| default_name.to_owned()), samples, samples_at, rate, additive })
+    }
+
+    /// The `data` array of a scalar track: exactly `count` samples of `components`
+    /// numbers each.
+    fn scalar_samples(&mut self, name: &str, components: usize, count: usize) -> Result<Vec<[f64; 4]>, ImportError> {
+        let at = self.expect(ValueKind::Array, "'data'")?;
+        self.r.begin_array()?;
+        let mut values =
+            memory::with_capacity(count, "the track's samples").map_err(|e| ImportError::whole(e.to_string()))?;
+        while self.r.next_item()? {
+            if values.len() == count {
+                return Err(self.fail(at, format!("track '{}' has more than {count} samples", shown(name))));
+            }
+            let what = "a sample";
+            let mut v = [0.0f64; 4];
+            match components {
+                1 => v[..1].copy_from_slice(&self.vector::<1>(what)?),
+                2 => v[..2].copy_from_slice(&self.vector::<2>(what)?),
+                3 => v[..3].copy_from_slice(&self.vector::<3>(what)?),
+                _ => v = self.vector::<4>(what)?,
+            }
+            values.push(v);
+        }
+        if values.len() != count {
+            return Err(
+                self.fail(at, format!("track '{}' has {} samples, the list has {count}", shown(name), values.len()))
+            );
+        }
+        Ok(values)
     }
 
     /// A declared sample count (`what`): a whole number from 1 to the format's limit.

@@ -13,6 +13,7 @@ pub mod classify;
 pub mod hierarchy;
 pub mod reference;
 pub mod root_motion;
+pub mod scalar;
 pub mod sub_track;
 pub mod writer;
 
@@ -111,6 +112,8 @@ pub enum CompressError {
     CannotWrap,
     /// No bone has the root-motion bone's name.
     NoSuchBone(String),
+    /// The scalar track list is invalid.
+    InvalidTrackList(String),
     /// The root-motion bone named has more ancestors than the format's limit.
     RootChainTooDeep {
         /// The bone named.
@@ -160,6 +163,7 @@ impl fmt::Display for CompressError {
             CompressError::CannotWrap => {
                 f.write_str("a clip of a single sample cannot wrap: it has no repeated last sample to drop")
             }
+            CompressError::InvalidTrackList(e) => f.write_str(e),
             CompressError::NoSuchBone(name) => write!(f, "no bone is named '{}' (root-motion bone)", shown(name)),
             CompressError::RootChainTooDeep { bone, depth } => write!(
                 f,

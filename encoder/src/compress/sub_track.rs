@@ -135,82 +135,12 @@ impl SubTrack {
     /// Encodes samples `start..start + count` (one segment) at `bits`. `ranged` tells
     /// whether the clip has per-segment ranges (more than one segment).
     pub fn encode(&self, reference: &Reference, start: usize, count: usize, bits: u8, ranged: bool) -> SegmentCode {
-        let n = self.components as usize;
         let mut buffer = [[0.0f32; 4]; MAX_SEGMENT_SAMPLES];
         let samples = &mut buffer[..count];
         for (i, v) in samples.iter_mut().enumerate() {
             *v = self.stored(reference, start + i);
         }
-        let samples = &*samples;
-        let mut range_bytes = [(0u8, 0u8); 4];
-        let mut values = vec![[0u32; 4]; count];
-        if bits == RAW_BITS {
-            for (v, s) in values.iter_mut().zip(samples) {
-                for c in 0..n {
-                    v[c] = s[c].to_bits();
-                }
-            }
-            return SegmentCode { bits, range_bytes, values };
-        }
-        let normalized = |v: f32, c: usize| -> f64 {
-            let (min, extent) = (self.clip_min[c], self.clip_extent[c]);
-            if extent > 0.0 {
-                ((f64::from(v) - f64::from(min)) / f64::from(extent)).clamp(0.0, 1.0)
-            } else {
-                0.0
-            }
-        };
-        if ranged {
-            for (c, bytes) in range_bytes.iter_mut().enumerate().take(n) {
-                let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| span(lo, hi, normalized(s[c], c)));
-                *bytes = if bits == 0 {
-                    // Constant within the segment: the middle of its span, on 16 bits.
-                    let mid = ((lo + hi) * 0.5 * 65535.0).round().clamp(0.0, 65535.0) as u16;
-                    let (min, extent) = (self.clip_min[c], self.clip_extent[c]);
-                    best_constant(mid.to_le_bytes(), |x| decode_component(0, 0, Some(x), min, extent), samples, c)
-                } else {
-                    let lo_byte = (lo * 255.0).floor().clamp(0.0, 255.0) as u8;
-                    let hi_byte = (hi * 255.0).ceil().clamp(0.0, 255.0) as u8;
-                    (lo_byte, hi_byte.saturating_sub(lo_byte))
-                };
-            }
-        }
-        if bits == 0 {
-            return SegmentCode { bits, range_bytes, values };
-        }
-        let segment = ranged.then_some(range_bytes);
-        let max_q = (1u32 << bits) - 1;
-        let decode = |q: [u32; 4]| decode_components(bits, q, segment, self.clip_min, self.clip_extent);
-        for (v, s) in values.iter_mut().zip(samples) {
-            // Position inside the segment range, then the nearest integer, all
-            // components at once; then the neighbour on the target's side, with the
-            // decoder's own arithmetic. Decoding rises with the integer, so the other
-            // neighbour can never be closer.
-            let mut guess = [0u32; 4];
-            for (c, g) in guess.iter_mut().enumerate().take(n) {
-                let seg_n = match range_bytes[c] {
-                    (a, b) if ranged && b > 0 => (normalized(s[c], c) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
-                    _ if ranged => 0.0,
-                    _ => normalized(s[c], c),
-                };
-                *g = (seg_n.clamp(0.0, 1.0) * f64::from(max_q)).round() as u32;
-            }
-            let decoded = decode(guess);
-            let mut other = guess;
-            for c in 0..n {
-                if decoded[c] > s[c] {
-                    other[c] = guess[c].saturating_sub(1);
-                } else if decoded[c] < s[c] {
-                    other[c] = (guess[c] + 1).min(max_q);
-                }
-            }
-            let other_decoded = decode(other);
-            for c in 0..n {
-                let closer = (other_decoded[c] - s[c]).abs() < (decoded[c] - s[c]).abs();
-                v[c] = if closer { other[c] } else { guess[c] };
-            }
-        }
-        SegmentCode { bits, range_bytes, values }
+        encode_samples(samples, self.components as usize, self.clip_min, self.clip_extent, bits, ranged)
     }
 
     /// The decoded local value at segment sample `i` of `code`.
@@ -219,6 +149,89 @@ impl SubTrack {
         // Components past the stored ones have zero values and ranges: they decode to 0.
         self.to_local(decode_components(code.bits, code.values[i], segment, self.clip_min, self.clip_extent))
     }
+}
+
+/// Encodes the samples of one segment (`n` components each) at `bits`, given the
+/// clip range; `ranged` tells whether the clip has per-segment ranges (more than
+/// one segment). Shared by bone sub-tracks and scalar tracks.
+pub fn encode_samples(
+    samples: &[[f32; 4]],
+    n: usize,
+    clip_min: [f32; 4],
+    clip_extent: [f32; 4],
+    bits: u8,
+    ranged: bool,
+) -> SegmentCode {
+    let count = samples.len();
+    let mut range_bytes = [(0u8, 0u8); 4];
+    let mut values = vec![[0u32; 4]; count];
+    if bits == RAW_BITS {
+        for (v, s) in values.iter_mut().zip(samples) {
+            for c in 0..n {
+                v[c] = s[c].to_bits();
+            }
+        }
+        return SegmentCode { bits, range_bytes, values };
+    }
+    let normalized = |v: f32, c: usize| -> f64 {
+        let (min, extent) = (clip_min[c], clip_extent[c]);
+        if extent > 0.0 {
+            ((f64::from(v) - f64::from(min)) / f64::from(extent)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    if ranged {
+        for (c, bytes) in range_bytes.iter_mut().enumerate().take(n) {
+            let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| span(lo, hi, normalized(s[c], c)));
+            *bytes = if bits == 0 {
+                // Constant within the segment: the middle of its span, on 16 bits.
+                let mid = ((lo + hi) * 0.5 * 65535.0).round().clamp(0.0, 65535.0) as u16;
+                let (min, extent) = (clip_min[c], clip_extent[c]);
+                best_constant(mid.to_le_bytes(), |x| decode_component(0, 0, Some(x), min, extent), samples, c)
+            } else {
+                let lo_byte = (lo * 255.0).floor().clamp(0.0, 255.0) as u8;
+                let hi_byte = (hi * 255.0).ceil().clamp(0.0, 255.0) as u8;
+                (lo_byte, hi_byte.saturating_sub(lo_byte))
+            };
+        }
+    }
+    if bits == 0 {
+        return SegmentCode { bits, range_bytes, values };
+    }
+    let segment = ranged.then_some(range_bytes);
+    let max_q = (1u32 << bits) - 1;
+    let decode = |q: [u32; 4]| decode_components(bits, q, segment, clip_min, clip_extent);
+    for (v, s) in values.iter_mut().zip(samples) {
+        // Position inside the segment range, then the nearest integer, all
+        // components at once; then the neighbour on the target's side, with the
+        // decoder's own arithmetic. Decoding rises with the integer, so the other
+        // neighbour can never be closer.
+        let mut guess = [0u32; 4];
+        for (c, g) in guess.iter_mut().enumerate().take(n) {
+            let seg_n = match range_bytes[c] {
+                (a, b) if ranged && b > 0 => (normalized(s[c], c) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
+                _ if ranged => 0.0,
+                _ => normalized(s[c], c),
+            };
+            *g = (seg_n.clamp(0.0, 1.0) * f64::from(max_q)).round() as u32;
+        }
+        let decoded = decode(guess);
+        let mut other = guess;
+        for c in 0..n {
+            if decoded[c] > s[c] {
+                other[c] = guess[c].saturating_sub(1);
+            } else if decoded[c] < s[c] {
+                other[c] = (guess[c] + 1).min(max_q);
+            }
+        }
+        let other_decoded = decode(other);
+        for c in 0..n {
+            let closer = (other_decoded[c] - s[c]).abs() < (decoded[c] - s[c]).abs();
+            v[c] = if closer { other[c] } else { guess[c] };
+        }
+    }
+    SegmentCode { bits, range_bytes, values }
 }
 
 /// The form a value is stored in: rotations flipped to `w >= 0` (so that a dropped

@@ -136,64 +136,16 @@ pub fn write(
     }
     pad(&mut out);
 
-    let segments_offset = out.len();
-    out.resize(out.len() + segments.len() * format::SEGMENT_ENTRY_SIZE, 0);
-    pad(&mut out);
-    let ranged = segments.len() > 1;
-    let mut entries = Vec::with_capacity(segments.len());
-    for (index, codes) in segments.iter().enumerate() {
-        let data_offset = out.len();
-        let (_, samples) = format::segment_span(index as u32, shape.sample_count, shape.segment_len);
-        let animated_codes: Vec<(&SubTrack, &SegmentCode)> = animated
-            .iter()
-            .map(|&i| (&tracks[i], codes[i].as_ref().expect("animated sub-track without code")))
-            .collect();
-        // The frame directory: the bit offset of every FRAME_BLOCK-th sub-track.
-        let mut offset = 0u32;
-        for (index, (t, code)) in animated_codes.iter().enumerate() {
-            if index > 0 && index % FRAME_BLOCK == 0 {
-                out.extend_from_slice(&offset.to_le_bytes());
-            }
-            offset += u32::from(code.bits) * t.components;
-        }
-        for (_, code) in &animated_codes {
-            out.push(code.bits);
-        }
-        if ranged {
-            for (t, code) in &animated_codes {
-                let n = t.components as usize;
-                out.extend(code.range_bytes[..n].iter().map(|r| r.0));
-                out.extend(code.range_bytes[..n].iter().map(|r| r.1));
-            }
-        }
-        let frame_bits: u32 = animated_codes.iter().map(|(t, c)| u32::from(c.bits) * t.components).sum();
-        let mut bits = BitWriter::default();
-        for i in 0..samples as usize {
-            for (t, code) in &animated_codes {
-                if code.bits == 0 {
-                    continue;
-                }
-                for c in 0..t.components as usize {
-                    bits.push(code.values[i][c], code.bits);
-                }
-            }
-        }
-        out.extend_from_slice(&bits.finish());
-        let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
-        entries.push(SegmentEntry {
-            data_offset: U32::new(data_offset as u32),
-            frame_bits: U32::new(frame_bits),
-            frames_present: U32::new(full_mask),
-        });
-        if index + 1 == segments.len() {
-            out.resize(out.len() + BIT_READ_SLACK, 0);
-        }
-        pad(&mut out);
-    }
-    for (i, e) in entries.iter().enumerate() {
-        let at = segments_offset + i * format::SEGMENT_ENTRY_SIZE;
-        out[at..at + format::SEGMENT_ENTRY_SIZE].copy_from_slice(e.as_bytes());
-    }
+    let segment_codes: Vec<Vec<(u32, &SegmentCode)>> = segments
+        .iter()
+        .map(|codes| {
+            animated
+                .iter()
+                .map(|&i| (tracks[i].components, codes[i].as_ref().expect("animated sub-track without code")))
+                .collect()
+        })
+        .collect();
+    let segments_offset = write_segments(&mut out, shape.sample_count, shape.segment_len, &segment_codes);
 
     let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
     if let Some((clip, precision)) = metadata {
@@ -308,8 +260,75 @@ fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
     }
 }
 
-/// Zero bytes up to the next 16-byte boundary.
-fn pad(out: &mut Vec<u8>) {
+/// Writes the segment table and every segment's data (frame directory, bit rates,
+/// segment ranges, samples), then the read slack, each part padded: `segments[s]`
+/// lists segment `s`'s animated sub-tracks in storage order, each as its component
+/// count and code. Returns the table's offset.
+pub fn write_segments(
+    out: &mut Vec<u8>,
+    sample_count: u32,
+    segment_len: u8,
+    segments: &[Vec<(u32, &SegmentCode)>],
+) -> usize {
+    let segments_offset = out.len();
+    out.resize(out.len() + segments.len() * format::SEGMENT_ENTRY_SIZE, 0);
+    pad(out);
+    let ranged = segments.len() > 1;
+    let mut entries = Vec::with_capacity(segments.len());
+    for (index, animated_codes) in segments.iter().enumerate() {
+        let data_offset = out.len();
+        let (_, samples) = format::segment_span(index as u32, sample_count, segment_len);
+        // The frame directory: the bit offset of every FRAME_BLOCK-th sub-track.
+        let mut offset = 0u32;
+        for (index, (components, code)) in animated_codes.iter().enumerate() {
+            if index > 0 && index % FRAME_BLOCK == 0 {
+                out.extend_from_slice(&offset.to_le_bytes());
+            }
+            offset += u32::from(code.bits) * components;
+        }
+        for (_, code) in animated_codes {
+            out.push(code.bits);
+        }
+        if ranged {
+            for (components, code) in animated_codes {
+                let n = *components as usize;
+                out.extend(code.range_bytes[..n].iter().map(|r| r.0));
+                out.extend(code.range_bytes[..n].iter().map(|r| r.1));
+            }
+        }
+        let frame_bits: u32 = animated_codes.iter().map(|(c, code)| u32::from(code.bits) * c).sum();
+        let mut bits = BitWriter::default();
+        for i in 0..samples as usize {
+            for (components, code) in animated_codes {
+                if code.bits == 0 {
+                    continue;
+                }
+                for c in 0..*components as usize {
+                    bits.push(code.values[i][c], code.bits);
+                }
+            }
+        }
+        out.extend_from_slice(&bits.finish());
+        let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
+        entries.push(SegmentEntry {
+            data_offset: U32::new(data_offset as u32),
+            frame_bits: U32::new(frame_bits),
+            frames_present: U32::new(full_mask),
+        });
+        if index + 1 == segments.len() {
+            out.resize(out.len() + BIT_READ_SLACK, 0);
+        }
+        pad(out);
+    }
+    for (i, e) in entries.iter().enumerate() {
+        let at = segments_offset + i * format::SEGMENT_ENTRY_SIZE;
+        out[at..at + format::SEGMENT_ENTRY_SIZE].copy_from_slice(e.as_bytes());
+    }
+    segments_offset
+}
+
+/// Pads `out` to the format's alignment with zeros.
+pub fn pad(out: &mut Vec<u8>) {
     let len = out.len().next_multiple_of(ALIGNMENT);
     out.resize(len, 0);
 }

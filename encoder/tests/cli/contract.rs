@@ -111,7 +111,7 @@ fn bad_inputs_are_refused_with_one_line_naming_file_and_problem() {
         d,
         "list.acl.sjson",
         b"version = 4\ntrack_list = { num_samples = 1 sample_rate = 30 }\n",
-        "track list",
+        "missing 'tracks'",
     );
     assert_refused(d, "noversion.acl.sjson", b"clip = { }", "version");
     assert_refused(d, "zero.acl.sjson", clip_text(&ok_bones, "", "0").as_bytes(), "no samples");

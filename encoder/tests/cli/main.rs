@@ -9,6 +9,7 @@ mod looping;
 mod memory;
 mod newcomer;
 mod outputs;
+mod track_lists;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

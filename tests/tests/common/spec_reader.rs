@@ -330,3 +330,142 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         })
         .collect()
 }
+
+/// A way to misread `format-spec/scalar-tracks.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarMisreading {
+    /// None: the spec as written.
+    Faithful,
+    /// Output indices ignored: track `t` written to slot `t`.
+    RemapIgnored,
+    /// The output indices read right after the two bit sets, without their padding to
+    /// a multiple of four bytes.
+    SetsUnpadded,
+    /// Segment range bytes read as for a four-component sub-track whatever `c`.
+    RangesOfFour,
+}
+
+impl ScalarMisreading {
+    /// Every misreading (not [`ScalarMisreading::Faithful`]).
+    pub const ALL: [ScalarMisreading; 3] =
+        [ScalarMisreading::RemapIgnored, ScalarMisreading::SetsUnpadded, ScalarMisreading::RangesOfFour];
+}
+
+/// Decodes the scalar track list in `b` at `time` (rounding none) as a reader who made
+/// `misreading` would: the output slots, `output_count · c` floats (slots of no track
+/// NaN).
+pub fn decode_scalar(b: &[u8], time: f32, misreading: ScalarMisreading) -> Vec<f32> {
+    let segment_len = u8_at(b, 22) as usize;
+    let tracks = u32_at(b, 24) as usize;
+    let samples = u32_at(b, 28) as usize;
+    let rate = f32_at(b, 32);
+    let segments = u32_at(b, 36) as usize;
+    let (desc, constants, ranges, table) =
+        (u32_at(b, 40) as usize, u32_at(b, 44) as usize, u32_at(b, 48) as usize, u32_at(b, 52) as usize);
+    let c = [0, 1, 2, 3, 4, 4][u8_at(b, desc) as usize];
+    let remap = u8_at(b, desc + 1) & 1 == 1;
+    let outputs = u32_at(b, desc + 4) as usize;
+    let w = tracks.div_ceil(8);
+    let in_set = |s: usize, t: usize| (u8_at(b, desc + 8 + s * w + t / 8) >> (t % 8)) & 1 == 1;
+    let sets = if misreading == ScalarMisreading::SetsUnpadded { 2 * w } else { 4 * (2 * w).div_ceil(4) };
+    let output = |t: usize| {
+        if remap && misreading != ScalarMisreading::RemapIgnored {
+            u32_at(b, desc + 8 + sets + 4 * t) as usize
+        } else {
+            t
+        }
+    };
+    let animated_count = (0..tracks).filter(|&t| in_set(1, t)).count();
+
+    // Seeking (decoding.md), clamped.
+    let wrap = u32_at(b, 16) & 2 != 0;
+    let last = samples - 1;
+    let intervals = if wrap { samples } else { samples - 1 };
+    let mut p = time * rate;
+    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, intervals as f32) };
+    let r = p.round();
+    if (p - r).abs() <= r * (4.0 * f32::EPSILON) {
+        p = r;
+    }
+    let k = p.floor() as usize;
+    let (k0, k1, f) = if k < last {
+        (k, k + 1, p - k as f32)
+    } else if wrap && k == last {
+        (last, 0, p - k as f32)
+    } else if wrap {
+        (0, 0, 0.0)
+    } else {
+        (last, last, 0.0)
+    };
+
+    // One component of animated track number `a` at key `key`.
+    let component = |a: usize, m: usize, key: usize| -> f32 {
+        let segment = (key / segment_len).min(segments - 1);
+        let local = key - segment * segment_len;
+        let entry = table + 12 * segment;
+        let (data, frame_bits) = (u32_at(b, entry) as usize, u32_at(b, entry + 4) as usize);
+        let f_entries = animated_count.div_ceil(256).saturating_sub(1);
+        let rates = data + 4 * f_entries;
+        let bits = u8_at(b, rates + a);
+        let ranged = segments > 1;
+        let seg_ranges = rates + animated_count;
+        let samples_at = rates + animated_count + if ranged { 2 * c * animated_count } else { 0 };
+        let offset: usize = (0..a).map(|j| u8_at(b, rates + j) as usize * c).sum();
+        let bit = 8 * samples_at + local * frame_bits + offset + m * bits as usize;
+        let group = if misreading == ScalarMisreading::RangesOfFour { 4 } else { c };
+        let lo_at = seg_ranges + 2 * group * a + m;
+        let hi_at = lo_at + group;
+        let min = f32_at(b, ranges + 8 * c * a + 4 * m);
+        let extent = f32_at(b, ranges + 8 * c * a + 4 * c + 4 * m);
+        if bits == 32 {
+            return f32::from_bits(bits_at(b, bit, 32));
+        }
+        let n = if bits == 0 {
+            if ranged {
+                (u8_at(b, lo_at) + 256 * u8_at(b, hi_at)) as f32 / 65535.0
+            } else {
+                0.0
+            }
+        } else {
+            let q = bits_at(b, bit, bits);
+            let mut n = q as f32 / ((1u64 << bits) - 1) as f32;
+            if ranged {
+                n = n * (u8_at(b, hi_at) as f32 / 255.0) + u8_at(b, lo_at) as f32 / 255.0;
+            }
+            n
+        };
+        n * extent + min
+    };
+
+    let mut out = vec![f32::NAN; outputs * c];
+    let (mut constant, mut animated) = (0, 0);
+    for t in 0..tracks {
+        let value: Vec<f32> = if in_set(0, t) {
+            let v = (0..c).map(|m| f32_at(b, constants + 4 * (constant * c + m))).collect();
+            constant += 1;
+            v
+        } else if in_set(1, t) {
+            let v = (0..c)
+                .map(|m| {
+                    let v0 = component(animated, m, k0);
+                    if f == 0.0 {
+                        v0
+                    } else {
+                        v0 + (component(animated, m, k1) - v0) * f
+                    }
+                })
+                .collect();
+            animated += 1;
+            v
+        } else {
+            vec![0.0; c]
+        };
+        let o = output(t);
+        for (m, v) in value.iter().enumerate() {
+            if let Some(slot) = out.get_mut(o * c + m) {
+                *slot = *v;
+            }
+        }
+    }
+    out
+}

@@ -4,8 +4,11 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 use std::time::Instant;
 
+use ossa_encoder::acl_text::AclFile;
+use ossa_encoder::compress::scalar::compress_tracks;
 use ossa_encoder::message::{number, path as shown};
-use ossa_encoder::{compress, Settings};
+use ossa_encoder::track_list::RawTrackList;
+use ossa_encoder::{compress, LoopSetting, Settings};
 use serde_json::json;
 
 use crate::failure::{note, say, Failure};
@@ -23,7 +26,10 @@ pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: 
         ));
     }
     let input = source.shown.clone();
-    let clip = super::load_clip(source, limit)?;
+    let clip = match super::load_file(source, limit)? {
+        AclFile::Clip(clip) => clip,
+        AclFile::TrackList(list) => return track_list(&input, output, destination, &list, settings, json),
+    };
     let precision = settings.precision;
     let started = Instant::now();
     let result = compress(&clip, settings).map_err(|e| Failure::at(&input, e))?;
@@ -76,4 +82,65 @@ pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: 
         ));
     }
     Ok(())
+}
+
+/// `ossa compress` of a scalar track list: each track's own precision (from the
+/// file) bounds its error; the clip options that do not apply are refused.
+fn track_list(
+    input: &Path,
+    output: &Path,
+    destination: Destination,
+    list: &RawTrackList,
+    settings: &Settings,
+    json: bool,
+) -> Result<(), Failure> {
+    if settings.looping == LoopSetting::Wrap || settings.root_motion_bone.is_some() || settings.extract_root_motion {
+        return Err(Failure::at(
+            input,
+            "a scalar track list is clamped and has no root motion: --loop wrap, --root-motion-bone and --extract-root-motion do not apply",
+        ));
+    }
+    let started = Instant::now();
+    let result = compress_tracks(list, settings.segment_len).map_err(|e| Failure::at(input, e))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let mut out = destination.create(output)?;
+    out.write_all(&result.bytes).map_err(|e| out.failure(e))?;
+    out.commit()?;
+    let c = list.track_type.components();
+    let raw = (list.tracks.len() * list.sample_count * c * 4) as u64;
+    let ratio = raw as f64 / result.compressed_bytes as f64;
+    let line = if json {
+        json!({
+            "input": input.display().to_string(),
+            "output": output.display().to_string(),
+            "kind": "track_list",
+            "track_type": list.track_type.name(),
+            "tracks": list.tracks.len(),
+            "raw_bytes": raw,
+            "compressed_bytes": result.compressed_bytes,
+            "file_bytes": result.bytes.len(),
+            "ratio": ratio,
+            "max_error": result.max_error,
+            "max_error_of_precision": result.max_error_ratio,
+            "seconds": seconds,
+        })
+        .to_string()
+    } else {
+        format!(
+            "{} -> {}: track list of {} {} tracks, raw {raw} B, compressed {} B (ratio {ratio:.2}:1), max error {:.6} ({:.2} of each track's precision at worst), {seconds:.3} s",
+            shown(input),
+            shown(output),
+            list.tracks.len(),
+            list.track_type.name(),
+            result.compressed_bytes,
+            result.max_error,
+            result.max_error_ratio,
+        )
+    };
+    if destination.is_stdout() {
+        note(line);
+        Ok(())
+    } else {
+        say(line)
+    }
 }

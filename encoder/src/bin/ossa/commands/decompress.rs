@@ -18,6 +18,10 @@ pub fn run(input: &Path, output: &Path, limit: &MemoryLimit) -> Result<(), Failu
     source.check_not(destination.identity().as_ref())?;
     let input = source.shown.clone();
     let bytes = source.read_ossa(limit)?;
+    // Header byte 20: the kind (format-spec/header.md); 1 is a scalar track list.
+    if bytes.get(20) == Some(&ossa_decoder::format::KIND_SCALAR_TRACKS) {
+        return track_list(&input, output, destination, &bytes);
+    }
     let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
     let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
 
@@ -66,5 +70,34 @@ impl<W: Write> Write for Counted<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// `ossa decompress` of a scalar track list: a `track_list` text file.
+fn track_list(input: &Path, output: &Path, destination: Destination, bytes: &[u8]) -> Result<(), Failure> {
+    let clip = ossa_decoder::ScalarClip::from_bytes_verified(bytes).map_err(|e| Failure::at(input, e))?;
+    let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut out = destination.create(output)?;
+    let mut counted = Counted { inner: &mut out, bytes: 0 };
+    let written = match ossa_encoder::decompress::write_track_list(&clip, &name, &mut counted) {
+        Ok(w) => w.bytes,
+        Err(WriteTextError::Io(e)) => return Err(out.failure(e)),
+        Err(e) => return Err(Failure::at(input, e)),
+    };
+    out.commit()?;
+    let line = format!(
+        "{} -> {}: {} {} tracks, {} samples at {} Hz, {written} B of text",
+        shown(input),
+        shown(output),
+        clip.track_count(),
+        clip.track_type().name(),
+        clip.source_sample_count(),
+        number32(clip.sample_rate()),
+    );
+    if destination.is_stdout() {
+        note(line);
+        Ok(())
+    } else {
+        say(line)
     }
 }

@@ -15,6 +15,10 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     let source = Input::open(input)?;
     let input = source.shown.clone();
     let bytes = source.read_ossa(limit)?;
+    // Header byte 20: the kind (format-spec/header.md); 1 is a scalar track list.
+    if bytes.get(20) == Some(&ossa_decoder::format::KIND_SCALAR_TRACKS) {
+        return track_list(&input, &bytes, json);
+    }
     let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
     let layout = clip.layout();
     let (major, minor) = clip.version();
@@ -113,4 +117,43 @@ fn samples_shown(clip: &Clip<'_>) -> String {
             format!("{} (of {}, the last one the first again)", clip.sample_count(), clip.source_sample_count())
         }
     }
+}
+
+/// `ossa info` of a scalar track list.
+fn track_list(input: &Path, bytes: &[u8], json: bool) -> Result<(), Failure> {
+    let clip = ossa_decoder::ScalarClip::from_bytes_verified(bytes).map_err(|e| Failure::at(input, e))?;
+    let (major, minor) = clip.version();
+    let outputs: Vec<Option<u32>> = (0..clip.track_count()).map(|t| clip.output_index(t)).collect();
+    if json {
+        return say(json!({
+            "file": input.display().to_string(),
+            "version": format!("{major}.{minor}"),
+            "kind": "track_list",
+            "track_type": clip.track_type().name(),
+            "tracks": clip.track_count(),
+            "output_count": clip.output_count(),
+            "output_indices": outputs,
+            "animated_tracks": clip.animated_tracks(),
+            "samples": clip.sample_count(),
+            "sample_rate": clip.sample_rate(),
+            "looping": clip.looping().name(),
+            "duration": clip.duration(),
+            "segments": clip.segment_count(),
+            "checksum": format!("{:08x}", clip.checksum()),
+            "bytes": { "total": clip.total_size(), "compressed": clip.total_size() },
+        }));
+    }
+    say(format!("{}: ossa format {major}.{minor}, checksum {:08x} ok", shown(input), clip.checksum()))?;
+    say(format!(
+        "  scalar track list: {} {} tracks ({} animated), {} output slots, samples {} at {} Hz, {} s, segments {}",
+        clip.track_count(),
+        clip.track_type().name(),
+        clip.animated_tracks(),
+        clip.output_count(),
+        clip.sample_count(),
+        number32(clip.sample_rate()),
+        number32(clip.duration()),
+        clip.segment_count()
+    ))?;
+    say(format!("  total             {:>8} B (what a game ships)", clip.total_size()))
 }

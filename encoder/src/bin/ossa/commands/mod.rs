@@ -8,6 +8,7 @@ pub mod stats;
 
 use std::path::Path;
 
+use ossa_encoder::acl_text::AclFile;
 use ossa_encoder::{acl_text, memory, RawClip};
 
 use crate::failure::Failure;
@@ -19,9 +20,23 @@ use crate::memory_limit::MemoryLimit;
 pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> {
     let shown = input.shown.clone();
     let text = input.read_text(limit)?;
-    let text_bytes = text.len() as u64;
+    acl_text::read_clip_checked(&text, &clip_name(&shown), memory_check(text.len() as u64, limit))
+        .map_err(|e| Failure::at(&shown, e))
+}
+
+/// Reads a text file holding a clip or a scalar track list (a track list is small:
+/// its text is the larger part of its memory).
+pub fn load_file(input: Input, limit: &MemoryLimit) -> Result<AclFile, Failure> {
+    let shown = input.shown.clone();
+    let text = input.read_text(limit)?;
+    acl_text::read_file_checked(&text, &clip_name(&shown), memory_check(text.len() as u64, limit))
+        .map_err(|e| Failure::at(&shown, e))
+}
+
+/// The check of a clip's declared counts against `limit`.
+fn memory_check(text_bytes: u64, limit: &MemoryLimit) -> impl FnOnce(acl_text::Declared) -> Result<(), String> + '_ {
     let threads = rayon::current_num_threads() as u64;
-    acl_text::read_clip_checked(&text, &clip_name(&shown), |declared| {
+    move |declared| {
         // An additive base is sampled at the clip's times: count its samples too.
         let (bones, samples) = (declared.bones as u64, (declared.samples + declared.base_samples) as u64);
         let needed = memory::compress_estimate(bones, samples, text_bytes, threads);
@@ -30,8 +45,7 @@ pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> 
         } else {
             Err(limit.refusal(&format!("compressing this clip ({bones} bones × {samples} samples)"), needed))
         }
-    })
-    .map_err(|e| Failure::at(&shown, e))
+    }
 }
 
 /// The name of a clip read from `path` whose text names none.
