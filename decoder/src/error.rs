@@ -130,6 +130,14 @@ pub enum Error {
     },
     /// A [`crate::Subset`] used with a clip other than the one it was built for.
     SubsetOfAnotherClip,
+    /// The float slice given to [`crate::ScalarSampler::decompress_tracks`] is shorter
+    /// than the list's output slots times its components.
+    FloatOutputTooSmall {
+        /// Floats provided.
+        len: u32,
+        /// Floats needed.
+        needed: u32,
+    },
     /// The output slice is shorter than the clip's bone count.
     OutputTooSmall {
         /// Slots provided.
@@ -184,6 +192,9 @@ impl fmt::Display for Error {
             }
             Error::SubsetFull { capacity } => write!(f, "more bones than the subset's capacity of {capacity}"),
             Error::SubsetOfAnotherClip => f.write_str("the subset was built for another clip"),
+            Error::FloatOutputTooSmall { len, needed } => {
+                write!(f, "output holds {len} floats, the track list needs {needed}")
+            }
             Error::OutputTooSmall { len, bone_count } => {
                 write!(f, "output holds {len} transforms, clip has {bone_count} bones")
             }

@@ -397,7 +397,7 @@ impl<'a> ScalarSampler<'a> {
         let c = clip.track_type.components();
         let needed = (clip.output_count as usize).saturating_mul(c);
         if out.len() < needed {
-            return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count: needed as u32 });
+            return Err(Error::FloatOutputTooSmall { len: out.len() as u32, needed: needed as u32 });
         }
         let bytes = clip.bytes;
         // Every offset below lies in a section validation checked: nothing wraps.

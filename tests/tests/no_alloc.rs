@@ -84,3 +84,41 @@ fn validation_and_sampling_allocate_nothing() {
     });
     assert_eq!(n, 0, "the decoder allocated {n} times");
 }
+
+/// The playback features allocate nothing either: root motion across loops, in-place
+/// poses, partial decoding plans, additive application and scalar track lists.
+#[test]
+fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
+    use ossa_decoder::{ScalarClip, ScalarSampler, Subset};
+    let raw = common::load(&common::repo_root().join("examples/stride.acl.sjson"));
+    let settings = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
+    let stride = compress(&raw, &settings).unwrap().bytes;
+    let text = std::fs::read_to_string(common::repo_root().join("examples/weights.acl.sjson")).unwrap();
+    let list = ossa_encoder::acl_text::read_track_list(&text, "weights").unwrap();
+    let weights = ossa_encoder::compress::scalar::compress_tracks(&list, 16).unwrap().bytes;
+    let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
+    let mut floats = [0.0f32; 64];
+    let n = allocations(|| {
+        let clip = Clip::from_bytes(&stride).unwrap();
+        let subset = Subset::<8>::new(&clip, &[0, 1, 3]).unwrap();
+        let mut sampler = Sampler::new(clip);
+        let mut part = [Transform::IDENTITY; 3];
+        for k in 0..=50 {
+            let t = clip.duration() * k as f32 / 50.0;
+            sampler.seek(t, Rounding::None);
+            sampler.decompress_pose(&mut pose).unwrap();
+            sampler.decompress_subset(&subset, &mut part).unwrap();
+            sampler.decompress_bones(&[2, 0], &mut part).unwrap();
+            std::hint::black_box(clip.root_motion(t * 0.5, t, k % 5 - 2));
+            std::hint::black_box(clip.root_transform(t));
+            std::hint::black_box(ossa_decoder::Additive::Additive1.apply(&pose[0], &pose[1]));
+        }
+        let list = ScalarClip::from_bytes_verified(&weights).unwrap();
+        let mut sampler = ScalarSampler::new(list);
+        for k in 0..=50 {
+            sampler.seek(list.duration() * k as f32 / 50.0);
+            sampler.decompress_tracks(&mut floats).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "the decoder allocated {n} times");
+}

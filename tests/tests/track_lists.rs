@@ -149,3 +149,16 @@ fn corrupted_track_lists_are_refused_or_decode_without_a_panic() {
     assert!(ScalarClip::from_bytes(&wave).is_err());
     assert!(ossa_decoder::Clip::from_bytes(&bytes).is_err());
 }
+
+/// A slice too small for the list's output slots is an error, not a partial write.
+#[test]
+fn a_short_output_slice_is_refused() {
+    let path = common::repo_root().join("examples/weights.acl.sjson");
+    let list = read_track_list(&std::fs::read_to_string(path).unwrap(), "weights").unwrap();
+    let bytes = compress_tracks(&list, 16).unwrap().bytes;
+    let sampler = ScalarSampler::new(ScalarClip::from_bytes(&bytes).unwrap());
+    let mut out = [7.0f32; 11];
+    let e = sampler.decompress_tracks(&mut out).unwrap_err();
+    assert_eq!(e, ossa_decoder::Error::FloatOutputTooSmall { len: 11, needed: 12 });
+    assert_eq!(out, [7.0; 11]);
+}
