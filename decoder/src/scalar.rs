@@ -169,7 +169,7 @@ impl<'a> ScalarClip<'a> {
         let track_type = ScalarType::from_byte(remapped.track_type).ok_or(Error::BadValue(Section::Tracks))?;
         let remap = remapped.options & SCALAR_REMAP != 0;
         let output_count = remapped.output_count.get();
-        if !remap && output_count != tracks {
+        if (!remap && output_count != tracks) || output_count > MAX_BONES {
             return Err(Error::BadValue(Section::Tracks));
         }
         let len = format::scalar_description_len(tracks as usize, remap) as u64;

@@ -225,32 +225,47 @@ pub fn write_track_list<W: std::io::Write>(clip: &ScalarClip<'_>, name: &str, ou
     let mut w = std::io::BufWriter::new(out);
     let c = clip.track_type().components();
     let samples = clip.source_sample_count() as usize;
-    // Every track's samples, output-major: decoded pose by pose, written track by track.
-    let mut sampler = ScalarSampler::new(*clip);
-    let slots = clip.output_count() as usize * c;
-    let mut values =
-        crate::memory::filled(samples * slots, 0.0f32, "decoded track values").map_err(WriteTextError::OutOfMemory)?;
-    for s in 0..samples {
-        sampler.seek(sample_time(s, clip.sample_rate()));
-        sampler.decompress_tracks(&mut values[s * slots..(s + 1) * slots]).map_err(WriteTextError::Decoder)?;
-    }
+    let tracks = clip.track_count() as usize;
     writeln!(w, "version = 5\n\ntrack_list =\n{{")?;
     writeln!(w, "\tname = \"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))?;
     writeln!(w, "\tnum_samples = {samples}\n\tsample_rate = {:?}\n}}\n\ntracks =\n[", f64::from(clip.sample_rate()))?;
-    for t in 0..clip.track_count() {
-        let o = clip.output_index(t).unwrap_or(t) as usize;
-        writeln!(
-            w,
-            "\t{{\n\t\tname = \"track_{o}\"\n\t\ttype = \"{}\"\n\t\toutput_index = {o}",
-            clip.track_type().name()
-        )?;
-        writeln!(w, "\t\tdata =\n\t\t[")?;
+    // The text lists each track's samples in turn, the decoder gives every track at
+    // one time: tracks are decoded in groups that fit DECODE_BUFFER_BYTES, so memory
+    // stays bounded whatever the sample count (one pass for any list of up to 4
+    // million values).
+    let slots = clip.output_count() as usize * c;
+    let mut pose = crate::memory::filled(slots, 0.0f32, "decoded track values").map_err(WriteTextError::OutOfMemory)?;
+    let per_track = (samples * c * size_of::<f32>()).max(1);
+    let group = (DECODE_BUFFER_BYTES / per_track).clamp(1, tracks.max(1));
+    let mut values = crate::memory::filled(group.min(tracks) * samples * c, 0.0f32, "decoded track values")
+        .map_err(WriteTextError::OutOfMemory)?;
+    let mut sampler = ScalarSampler::new(*clip);
+    for first in (0..tracks).step_by(group) {
+        let members = first..(first + group).min(tracks);
         for s in 0..samples {
-            let v = &values[s * slots + o * c..s * slots + o * c + c];
-            let row: Vec<String> = v.iter().map(|x| format!("{:?}", f64::from(*x))).collect();
-            writeln!(w, "\t\t\t[ {} ]", row.join(", "))?;
+            sampler.seek(sample_time(s, clip.sample_rate()));
+            sampler.decompress_tracks(&mut pose).map_err(WriteTextError::Decoder)?;
+            for t in members.clone() {
+                let o = clip.output_index(t as u32).unwrap_or(t as u32) as usize;
+                let at = ((t - first) * samples + s) * c;
+                values[at..at + c].copy_from_slice(&pose[o * c..o * c + c]);
+            }
         }
-        writeln!(w, "\t\t]\n\t}}")?;
+        for t in members.clone() {
+            let o = clip.output_index(t as u32).unwrap_or(t as u32);
+            writeln!(
+                w,
+                "\t{{\n\t\tname = \"track_{o}\"\n\t\ttype = \"{}\"\n\t\toutput_index = {o}",
+                clip.track_type().name()
+            )?;
+            writeln!(w, "\t\tdata =\n\t\t[")?;
+            for s in 0..samples {
+                let at = ((t - first) * samples + s) * c;
+                let row: Vec<String> = values[at..at + c].iter().map(|x| format!("{:?}", f64::from(*x))).collect();
+                writeln!(w, "\t\t\t[ {} ]", row.join(", "))?;
+            }
+            writeln!(w, "\t\t]\n\t}}")?;
+        }
     }
     writeln!(w, "]")?;
     w.into_inner().map_err(|e| WriteTextError::Io(e.into_error()))

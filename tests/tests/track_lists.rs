@@ -162,3 +162,18 @@ fn a_short_output_slice_is_refused() {
     assert_eq!(e, ossa_decoder::Error::FloatOutputTooSmall { len: 11, needed: 12 });
     assert_eq!(out, [7.0; 11]);
 }
+
+/// A list may not declare more output slots than a list can have tracks, however its
+/// output indices are remapped: what a decoder must hold stays bounded.
+#[test]
+fn an_output_count_beyond_the_track_limit_is_refused() {
+    let path = common::repo_root().join("examples/weights.acl.sjson");
+    let list = read_track_list(&std::fs::read_to_string(path).unwrap(), "weights").unwrap();
+    let bytes = compress_tracks(&list, 16).unwrap().bytes;
+    let descriptions = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
+    let mut b = bytes.to_vec();
+    b[descriptions + 4..descriptions + 8].copy_from_slice(&65_536u32.to_le_bytes());
+    assert!(ScalarClip::from_bytes(&AlignedBytes::new(&b)).is_err());
+    b[descriptions + 4..descriptions + 8].copy_from_slice(&65_535u32.to_le_bytes());
+    assert!(ScalarClip::from_bytes(&AlignedBytes::new(&b)).is_ok(), "remapped lists may leave slots unused");
+}
