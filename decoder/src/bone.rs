@@ -105,25 +105,14 @@ pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
     let rank = clip.lists.rank(bitset_index(true, list), bone);
     // Indices are bounded by the validated sections: nothing wraps.
     let index = clip.animated_start(list).wrapping_add(rank);
-    animated_at::<V, C>(clip, keys, alpha, index, clip.animated_components_before(index))
+    let (before, span4) = (clip.animated_components_before(index), four_component_span(clip, index as usize));
+    animated_in::<V, C>(clip, keys, alpha, index, before, span4)
 }
 
 /// The values at key 0 and key 1 (key 0's again when `alpha` is 0) of animated
 /// sub-track `index` (of `C` components, `before` components stored by the animated
-/// sub-tracks before it), its samples found by frame directory.
-#[inline(always)]
-pub(crate) fn animated_at<V: Lanes, const C: usize>(
-    clip: &Clip<'_>,
-    keys: &[Key; 2],
-    alpha: f32,
-    index: u32,
-    before: u32,
-) -> (V, V) {
-    let span4 = four_component_span(clip, index as usize);
-    animated_in::<V, C>(clip, keys, alpha, index, before, span4)
-}
-
-/// [`animated_at`] with [`four_component_span`] already known.
+/// sub-tracks before it, `span4` its [`four_component_span`]), its samples found by
+/// frame directory.
 #[inline(always)]
 pub(crate) fn animated_in<V: Lanes, const C: usize>(
     clip: &Clip<'_>,
@@ -141,20 +130,6 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     } else {
         frame_offset_in(clip, key1, index as usize, span4)
     };
-    animated_at_offsets::<V, C>(clip, keys, alpha, index, before, [offset0, offset1])
-}
-
-/// [`animated_at`] with the sub-track's bit offsets inside each key's frame already
-/// known (`offsets`).
-#[inline(always)]
-pub(crate) fn animated_at_offsets<V: Lanes, const C: usize>(
-    clip: &Clip<'_>,
-    keys: &[Key; 2],
-    alpha: f32,
-    index: u32,
-    before: u32,
-    offsets: [u64; 2],
-) -> (V, V) {
     let bytes = clip.bytes;
     // Offsets are bounded by the validated sections: nothing wraps.
     let before = before as usize;
@@ -169,9 +144,7 @@ pub(crate) fn animated_at_offsets<V: Lanes, const C: usize>(
             .then(|| SegmentRange::<V>::from_bytes::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
         (rate, segment_range)
     };
-    let [key0, key1] = keys;
     let (rate, segment_range) = locate(key0);
-    let [offset0, offset1] = offsets;
     let v0 = key_value::<V, C>(bytes, &rate, key0.frame_bit.wrapping_add(offset0), segment_range.as_ref(), min, extent);
     let v1 = if alpha == 0.0 {
         v0

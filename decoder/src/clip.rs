@@ -99,25 +99,8 @@ impl<'a> Clip<'a> {
     }
 
     fn parse(bytes: &'a [u8], work: &mut u64) -> Result<Self, Error> {
-        if bytes.as_ptr() as usize % ALIGNMENT != 0 {
-            return Err(Error::Misaligned);
-        }
-        let (header, _) = ClipHeader::read_from_prefix(bytes)
-            .map_err(|_| Error::Truncated { needed: HEADER_SIZE as u64, available: bytes.len() as u64 })?;
-        if header.magic != MAGIC {
-            return Err(Error::BadMagic);
-        }
-        let (major, minor) = (header.version_major.get(), header.version_minor.get());
-        if major != VERSION_MAJOR || minor > VERSION_MINOR {
-            return Err(Error::UnsupportedVersion { major, minor });
-        }
-        let total = header.total_size.get();
-        if (total as usize) < HEADER_SIZE || total as usize % ALIGNMENT != 0 {
-            return Err(Error::BadTotalSize(total));
-        }
-        let bytes = bytes
-            .get(..total as usize)
-            .ok_or(Error::Truncated { needed: u64::from(total), available: bytes.len() as u64 })?;
+        let (header, bytes) = read_header(bytes)?;
+        let minor = header.version_minor.get();
 
         let flags = header.flags.get();
         let known = format::known_flags(minor);
@@ -456,6 +439,32 @@ pub struct Layout {
 
 fn f32_from(c: &[u8]) -> f32 {
     f32_at(c, 0).unwrap_or(f32::NAN)
+}
+
+/// The header checks every kind shares: alignment, magic, a version this decoder
+/// reads, a total size that is a multiple of 16 and within `bytes`. Returns the
+/// header and the buffer cut to its total size.
+pub(crate) fn read_header(bytes: &[u8]) -> Result<(ClipHeader, &[u8]), Error> {
+    if bytes.as_ptr() as usize % ALIGNMENT != 0 {
+        return Err(Error::Misaligned);
+    }
+    let (header, _) = ClipHeader::read_from_prefix(bytes)
+        .map_err(|_| Error::Truncated { needed: HEADER_SIZE as u64, available: bytes.len() as u64 })?;
+    if header.magic != MAGIC {
+        return Err(Error::BadMagic);
+    }
+    let (major, minor) = (header.version_major.get(), header.version_minor.get());
+    if major != VERSION_MAJOR || minor > VERSION_MINOR {
+        return Err(Error::UnsupportedVersion { major, minor });
+    }
+    let total = header.total_size.get();
+    if (total as usize) < HEADER_SIZE || total as usize % ALIGNMENT != 0 {
+        return Err(Error::BadTotalSize(total));
+    }
+    let bytes = bytes
+        .get(..total as usize)
+        .ok_or(Error::Truncated { needed: u64::from(total), available: bytes.len() as u64 })?;
+    Ok((header, bytes))
 }
 
 /// What segment validation needs to know of a clip (transform or scalar).

@@ -12,12 +12,11 @@
 use zerocopy::FromBytes;
 
 use crate::bytes::{aligned_section, f32_at, read_bits, u32_at};
-use crate::clip::{validate_segments, SegmentShape};
+use crate::clip::{read_header, validate_segments, SegmentShape};
 use crate::error::{Error, Section};
 use crate::format::{
-    self, ClipHeader, Looping, ScalarDescription, ALIGNMENT, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, HEADER_SIZE,
-    KIND_SCALAR_TRACKS, MAGIC, MAX_BONES, MAX_SAMPLES, MAX_SEGMENT_LEN, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP,
-    SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
+    self, ClipHeader, Looping, ScalarDescription, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, KIND_SCALAR_TRACKS, MAX_BONES,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
 };
 use crate::quantization::decode_components;
 use crate::sampler::{Key, Position};
@@ -103,25 +102,8 @@ impl<'a> ScalarClip<'a> {
     /// Validates `bytes` (16-byte aligned) as a scalar track list, in time
     /// proportional to its metadata, or says what is wrong.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        if bytes.as_ptr() as usize % ALIGNMENT != 0 {
-            return Err(Error::Misaligned);
-        }
-        let (header, _) = ClipHeader::read_from_prefix(bytes)
-            .map_err(|_| Error::Truncated { needed: HEADER_SIZE as u64, available: bytes.len() as u64 })?;
-        if header.magic != MAGIC {
-            return Err(Error::BadMagic);
-        }
-        let (major, minor) = (header.version_major.get(), header.version_minor.get());
-        if major != VERSION_MAJOR || minor > VERSION_MINOR {
-            return Err(Error::UnsupportedVersion { major, minor });
-        }
-        let total = header.total_size.get();
-        if (total as usize) < HEADER_SIZE || total as usize % ALIGNMENT != 0 {
-            return Err(Error::BadTotalSize(total));
-        }
-        let bytes = bytes
-            .get(..total as usize)
-            .ok_or(Error::Truncated { needed: u64::from(total), available: bytes.len() as u64 })?;
+        let (header, bytes) = read_header(bytes)?;
+        let minor = header.version_minor.get();
         // Scalar track lists are 2.1; they may wrap, and carry no root motion or
         // metadata.
         if header.kind != KIND_SCALAR_TRACKS || minor < 1 {

@@ -4,6 +4,7 @@
 
 use ossa_decoder::{Clip, Rounding, Sampler, ScalarClip, ScalarSampler, Transform};
 
+use crate::acl_text::{list, Quoted};
 use crate::measure::sample_time;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
 
@@ -227,7 +228,7 @@ pub fn write_track_list<W: std::io::Write>(clip: &ScalarClip<'_>, name: &str, ou
     let samples = clip.source_sample_count() as usize;
     let tracks = clip.track_count() as usize;
     writeln!(w, "version = 5\n\ntrack_list =\n{{")?;
-    writeln!(w, "\tname = \"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))?;
+    writeln!(w, "\tname = {}", Quoted(name))?;
     writeln!(w, "\tnum_samples = {samples}\n\tsample_rate = {:?}\n}}\n\ntracks =\n[", f64::from(clip.sample_rate()))?;
     // The text lists each track's samples in turn, the decoder gives every track at
     // one time: tracks are decoded in groups that fit DECODE_BUFFER_BYTES, so memory
@@ -261,8 +262,10 @@ pub fn write_track_list<W: std::io::Write>(clip: &ScalarClip<'_>, name: &str, ou
             writeln!(w, "\t\tdata =\n\t\t[")?;
             for s in 0..samples {
                 let at = ((t - first) * samples + s) * c;
-                let row: Vec<String> = values[at..at + c].iter().map(|x| format!("{:?}", f64::from(*x))).collect();
-                writeln!(w, "\t\t\t[ {} ]", row.join(", "))?;
+                let row: Vec<f64> = values[at..at + c].iter().map(|&x| f64::from(x)).collect();
+                w.write_all(b"\t\t\t")?;
+                list(&mut w, &row)?;
+                w.write_all(b"\n")?;
             }
             writeln!(w, "\t\t]\n\t}}")?;
         }

@@ -5,39 +5,14 @@
 
 mod common;
 
-use common::Local;
+use common::{conjugate, normalize, quat_mul, rotate, Local};
 use ossa_decoder::{Additive, Clip, Rounding, Sampler, Transform};
 use ossa_encoder::{compress, AdditiveBase, BoneTrack, RawClip, Settings};
-
-fn hamilton(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
-fn conjugate(q: [f64; 4]) -> [f64; 4] {
-    [-q[0], -q[1], -q[2], q[3]]
-}
-
-fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
-    let p = hamilton(hamilton(q, [v[0], v[1], v[2], 0.0]), conjugate(q));
-    [p[0], p[1], p[2]]
-}
-
-fn normalize(q: [f64; 4]) -> [f64; 4] {
-    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-    q.map(|v| v / n)
-}
 
 /// The additive transform that, applied to `base` by `format`, gives `target`
 /// (the inverse of [`apply`]).
 fn to_additive(format: Additive, base: &Local, target: &Local) -> Local {
-    let q = normalize(hamilton(conjugate(base.q), target.q));
+    let q = normalize(quat_mul(conjugate(base.q), target.q));
     let div = |a: [f64; 3], b: [f64; 3]| [a[0] / b[0], a[1] / b[1], a[2] / b[2]];
     let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
     match format {
@@ -52,7 +27,7 @@ fn to_additive(format: Additive, base: &Local, target: &Local) -> Local {
 
 /// `additive` applied to `base` by `format`, in `f64` (as [`Additive::apply`] defines).
 fn apply(format: Additive, base: &Local, additive: &Local) -> Local {
-    let q = normalize(hamilton(base.q, additive.q));
+    let q = normalize(quat_mul(base.q, additive.q));
     let add = |a: [f64; 3], b: [f64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
     let mul = |a: [f64; 3], b: [f64; 3]| [a[0] * b[0], a[1] * b[1], a[2] * b[2]];
     match format {

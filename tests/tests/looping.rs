@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::quat_mul;
+
 use ossa_decoder::format::Looping;
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use ossa_encoder::{compress, LoopSetting, RawClip, Settings};
@@ -126,17 +128,6 @@ fn a_closed_pose_whose_root_travels_or_turns_stays_clamped() {
             assert!(end > 0.01, "{name} ({what}): the root's end is {end} from its start");
         }
     }
-}
-
-fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
 }
 
 /// Bit-for-bit equality of two poses.

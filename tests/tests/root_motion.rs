@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::{normalize, quat_mul, rotate};
+
 use ossa_decoder::format::Looping;
 use ossa_decoder::{Clip, Displacement, Rounding, Sampler, Transform};
 use ossa_encoder::{compress, LoopSetting, RawClip, Settings};
@@ -17,33 +19,12 @@ struct Rigid {
     t: [f64; 3],
 }
 
-fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
-fn normalize(q: [f64; 4]) -> [f64; 4] {
-    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-    q.map(|v| v / n)
-}
-
-fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
-    let p = qmul(qmul(q, [v[0], v[1], v[2], 0.0]), [-q[0], -q[1], -q[2], q[3]]);
-    [p[0], p[1], p[2]]
-}
-
 impl Rigid {
     const IDENTITY: Rigid = Rigid { q: [0.0, 0.0, 0.0, 1.0], t: [0.0; 3] };
 
     fn then(self, next: Rigid) -> Rigid {
         let r = rotate(self.q, next.t);
-        Rigid { q: normalize(qmul(self.q, next.q)), t: [r[0] + self.t[0], r[1] + self.t[1], r[2] + self.t[2]] }
+        Rigid { q: normalize(quat_mul(self.q, next.q)), t: [r[0] + self.t[0], r[1] + self.t[1], r[2] + self.t[2]] }
     }
 
     fn inverse(self) -> Rigid {

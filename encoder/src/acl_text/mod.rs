@@ -14,6 +14,7 @@ use std::fmt;
 pub use read::{
     read_clip, read_clip_checked, read_clip_unskimmed, read_file_checked, read_track_list, AclFile, Declared,
 };
+pub(crate) use write::{list, Quoted};
 pub use write::{write_clip, TextWriter};
 
 /// Why a text clip could not be read.

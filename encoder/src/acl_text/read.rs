@@ -69,13 +69,7 @@ pub fn read_track_list(text: &str, default_name: &str) -> Result<RawTrackList, I
 
 fn read_list_sections(r: &mut ClipReader, text: &str, default_name: &str) -> Result<RawTrackList, ImportError> {
     let sections = r.scan(text)?;
-    let version =
-        sections.get("version").ok_or_else(|| ImportError::whole("missing 'version': not an ACL clip file"))?;
-    r.r.seek(version);
-    let v = r.number("version")?;
-    if !(1.0..=5.0).contains(&v) || v.fract() != 0.0 {
-        return Err(r.fail(version, format!("unsupported ACL file version {} (1 to 5 are read)", number(v))));
-    }
+    r.version(&sections)?;
     let list_at = sections.get("track_list").ok_or_else(|| ImportError::whole("missing 'track_list' section"))?;
     r.r.seek(list_at);
     let (mut name, mut samples, mut rate) = (None, None, None);
@@ -251,13 +245,7 @@ fn read_sections(
 ) -> Result<RawClip, ImportError> {
     let sections = r.scan(text)?;
 
-    let version =
-        sections.get("version").ok_or_else(|| ImportError::whole("missing 'version': not an ACL clip file"))?;
-    r.r.seek(version);
-    let v = r.number("version")?;
-    if !(1.0..=5.0).contains(&v) || v.fract() != 0.0 {
-        return Err(r.fail(version, format!("unsupported ACL file version {} (1 to 5 are read)", number(v))));
-    }
+    r.version(&sections)?;
     if let Some(list) = sections.get("track_list") {
         return Err(r.fail(
             list,
@@ -668,6 +656,18 @@ impl<'a> ClipReader<'a> {
             );
         }
         Ok(values)
+    }
+
+    /// Checks the file's `version`: 1 to 5, as ACL writes them.
+    fn version(&mut self, sections: &Sections) -> Result<(), ImportError> {
+        let at =
+            sections.get("version").ok_or_else(|| ImportError::whole("missing 'version': not an ACL clip file"))?;
+        self.r.seek(at);
+        let v = self.number("version")?;
+        if !(1.0..=5.0).contains(&v) || v.fract() != 0.0 {
+            return Err(self.fail(at, format!("unsupported ACL file version {} (1 to 5 are read)", number(v))));
+        }
+        Ok(())
     }
 
     /// A declared sample count (`what`): a whole number from 1 to the format's limit.

@@ -139,7 +139,7 @@ pub fn write_clip(clip: &RawClip) -> String {
     String::from_utf8(bytes).unwrap_or_default()
 }
 
-fn list(out: &mut impl Write, values: &[f64]) -> io::Result<()> {
+pub(crate) fn list(out: &mut impl Write, values: &[f64]) -> io::Result<()> {
     out.write_all(b"[ ")?;
     for (i, v) in values.iter().enumerate() {
         if i > 0 {
@@ -151,7 +151,7 @@ fn list(out: &mut impl Write, values: &[f64]) -> io::Result<()> {
 }
 
 /// A string in SJSON quotes, with the escapes the reader understands.
-struct Quoted<'a>(&'a str);
+pub(crate) struct Quoted<'a>(pub &'a str);
 
 impl std::fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

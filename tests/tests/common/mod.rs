@@ -87,8 +87,31 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
+/// The quaternion product `a · b` (`b` applied first), `[x, y, z, w]`.
+pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    let [ax, ay, az, aw] = a;
+    let [bx, by, bz, bw] = b;
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+/// The conjugate of `q` (its inverse when unit).
+pub fn conjugate(q: [f64; 4]) -> [f64; 4] {
+    [-q[0], -q[1], -q[2], q[3]]
+}
+
+/// `q` scaled to unit length.
+pub fn normalize(q: [f64; 4]) -> [f64; 4] {
+    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    q.map(|v| v / n)
+}
+
 /// Rotates `v` by the (normalised) quaternion `q`: v + 2w(u×v) + 2u×(u×v).
-fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+pub fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
     let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
     let (u, w) = ([q[0] / n, q[1] / n, q[2] / n], q[3] / n);
     let c1 = cross(u, v);

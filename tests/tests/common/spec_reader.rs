@@ -90,6 +90,31 @@ fn bits_at(b: &[u8], bit: usize, bits: u32) -> u32 {
     v as u32
 }
 
+/// Seeking (decoding.md): the two keys and the fraction at `time` among `samples`
+/// stored samples, clamped or wrapping; `snap` the snapping to a sample within 4
+/// ulps, `end_is_last` the misreading that decodes a wrapping clip's duration as its
+/// last stored sample.
+fn keys(samples: usize, rate: f32, wrap: bool, time: f32, snap: bool, end_is_last: bool) -> (usize, usize, f32) {
+    let last = samples - 1;
+    let intervals = if wrap { samples } else { samples - 1 };
+    let mut p = time * rate;
+    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, intervals as f32) };
+    let r = p.round();
+    if snap && (p - r).abs() <= r * (4.0 * f32::EPSILON) {
+        p = r;
+    }
+    let k = p.floor() as usize;
+    if k < last {
+        (k, k + 1, p - k as f32)
+    } else if wrap && k == last {
+        (last, 0, p - k as f32)
+    } else if wrap && !end_is_last {
+        (0, 0, 0.0)
+    } else {
+        (last, last, 0.0)
+    }
+}
+
 /// A stored sub-track: its list and, for an animated one, its index among the
 /// animated sub-tracks; for a constant one, its byte offset in the constants.
 #[derive(Clone, Copy)]
@@ -141,24 +166,8 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
 
     // Seeking (decoding.md), with the looping mode of the header's flags.
     let wrap = u32_at(b, 16) & 2 != 0 && misreading != Misreading::WrapIgnored;
-    let last = samples - 1;
-    let intervals = if wrap { samples } else { samples - 1 };
-    let mut p = time * rate;
-    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, intervals as f32) };
-    let r = p.round();
-    if misreading != Misreading::NoSnapping && (p - r).abs() <= r * (4.0 * f32::EPSILON) {
-        p = r;
-    }
-    let k = p.floor() as usize;
-    let (mut k0, k1, f) = if k < last {
-        (k, k + 1, p - k as f32)
-    } else if wrap && k == last {
-        (last, 0, p - k as f32)
-    } else if wrap && misreading != Misreading::WrapEndIsLast {
-        (0, 0, 0.0)
-    } else {
-        (last, last, 0.0)
-    };
+    let snap = misreading != Misreading::NoSnapping;
+    let (mut k0, k1, f) = keys(samples, rate, wrap, time, snap, misreading == Misreading::WrapEndIsLast);
     let mut alpha = match round {
         Rounding::None => f,
         Rounding::Floor => 0.0,
@@ -377,26 +386,8 @@ pub fn decode_scalar(b: &[u8], time: f32, misreading: ScalarMisreading) -> Vec<f
     };
     let animated_count = (0..tracks).filter(|&t| in_set(1, t)).count();
 
-    // Seeking (decoding.md), clamped.
-    let wrap = u32_at(b, 16) & 2 != 0;
-    let last = samples - 1;
-    let intervals = if wrap { samples } else { samples - 1 };
-    let mut p = time * rate;
-    p = if p.is_nan() { 0.0 } else { p.clamp(0.0, intervals as f32) };
-    let r = p.round();
-    if (p - r).abs() <= r * (4.0 * f32::EPSILON) {
-        p = r;
-    }
-    let k = p.floor() as usize;
-    let (k0, k1, f) = if k < last {
-        (k, k + 1, p - k as f32)
-    } else if wrap && k == last {
-        (last, 0, p - k as f32)
-    } else if wrap {
-        (0, 0, 0.0)
-    } else {
-        (last, last, 0.0)
-    };
+    // Seeking (decoding.md).
+    let (k0, k1, f) = keys(samples, rate, u32_at(b, 16) & 2 != 0, time, true, false);
 
     // One component of animated track number `a` at key `key`.
     let component = |a: usize, m: usize, key: usize| -> f32 {
