@@ -400,41 +400,6 @@ impl<'a> Clip<'a> {
     pub fn metadata(&self) -> Option<Metadata<'a>> {
         self.metadata
     }
-    /// Byte counts of the parts of the buffer, for tools.
-    pub fn layout(&self) -> Layout {
-        let meta = self.header.metadata_size.get();
-        // Saturating throughout: these are only reported sizes, of a validated buffer.
-        let segment_table = self.segment_count.saturating_mul(SEGMENT_ENTRY_SIZE as u32);
-        let segments_start = (self.segments_offset as u32).saturating_add(segment_table);
-        let segments_end =
-            if self.header.metadata_offset.get() != 0 { self.header.metadata_offset.get() } else { self.total_size() };
-        let segment_headers = self.segment_count.saturating_mul(self.segment_header_len() as u32);
-        Layout {
-            header: HEADER_SIZE as u32,
-            clip_metadata: (self.segments_offset as u32).saturating_sub(HEADER_SIZE as u32),
-            segment_metadata: segment_table.saturating_add(segment_headers),
-            samples: segments_end.saturating_sub(segments_start).saturating_sub(segment_headers),
-            metadata: meta,
-            total: self.total_size(),
-        }
-    }
-}
-
-/// Where a clip's bytes go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
-    /// The fixed header.
-    pub header: u32,
-    /// Track descriptions, constants and clip ranges (with alignment padding).
-    pub clip_metadata: u32,
-    /// Segment table, bit rates and segment ranges.
-    pub segment_metadata: u32,
-    /// Animated samples (with padding and slack).
-    pub samples: u32,
-    /// The optional metadata section (names, parents, bind pose).
-    pub metadata: u32,
-    /// Everything.
-    pub total: u32,
 }
 
 fn f32_from(c: &[u8]) -> f32 {

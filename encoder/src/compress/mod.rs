@@ -92,6 +92,8 @@ pub struct Compressed {
     pub bytes: AlignedBytes,
     /// Bytes a game ships: the buffer without the metadata section.
     pub compressed_bytes: usize,
+    /// Where the bytes go, part by part.
+    pub layout: ossa_decoder::Layout,
     /// Error measured by decoding `bytes` at every sample of every bone.
     pub errors: ErrorStats,
     /// The looping mode written.
@@ -334,8 +336,8 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         if !tightened {
             let layout =
                 ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
-            let compressed_bytes = (layout.total - layout.metadata) as usize;
-            return Ok(Compressed { bytes, compressed_bytes, errors, looping });
+            let compressed_bytes = layout.compressed() as usize;
+            return Ok(Compressed { bytes, compressed_bytes, layout, errors, looping });
         }
         // Everything on the chain already raw and still above: tightening cannot help.
         if stuck.is_some() || round >= MAX_ROUNDS {

@@ -32,7 +32,6 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     let root_bone = clip.root_motion_bone();
     let root_name =
         root_bone.and_then(|b| clip.metadata().and_then(|m| m.bones().nth(b as usize)).map(|b| b.name.to_owned()));
-    let compressed = layout.total - layout.metadata;
     if json {
         let v = json!({
             "file": input.display().to_string(),
@@ -55,15 +54,7 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "animated_sub_tracks": clip.animated_sub_tracks(),
             "flags": flags,
             "checksum": format!("{:08x}", clip.checksum()),
-            "bytes": {
-                "header": layout.header,
-                "clip_metadata": layout.clip_metadata,
-                "segment_metadata": layout.segment_metadata,
-                "samples": layout.samples,
-                "metadata": layout.metadata,
-                "compressed": compressed,
-                "total": layout.total,
-            },
+            "bytes": super::bytes::json(&layout),
             "name": clip.metadata().map(|m| m.clip_name().to_owned()),
             "precision": clip.metadata().map(|m| m.precision()),
         });
@@ -100,13 +91,11 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
         say(format!("  root motion bone {b}{name}{how}"))?;
     }
     say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;
-    say(format!("  header            {:>8} B", layout.header))?;
-    say(format!("  clip metadata     {:>8} B", layout.clip_metadata))?;
-    say(format!("  segment metadata  {:>8} B", layout.segment_metadata))?;
-    say(format!("  samples           {:>8} B", layout.samples))?;
-    say(format!("  metadata section  {:>8} B (tools only)", layout.metadata))?;
-    say(format!("  compressed        {:>8} B (what a game ships)", compressed))?;
-    say(format!("  total             {:>8} B", layout.total))
+    say("  where the bytes go")?;
+    for line in super::bytes::lines(&layout) {
+        say(format!("  {line}"))?;
+    }
+    Ok(())
 }
 
 /// The stored sample count, and the source's when a wrapping loop dropped its last.

@@ -1,6 +1,7 @@
 //! One module per command; what they share lives here.
 
 pub mod bench;
+pub mod bytes;
 pub mod compress;
 pub mod decompress;
 pub mod info;

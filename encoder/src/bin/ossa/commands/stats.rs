@@ -19,6 +19,8 @@ struct Row {
     path: PathBuf,
     raw: u64,
     compressed: u64,
+    /// Where the compressed bytes go.
+    layout: ossa_decoder::Layout,
     seconds: f64,
     /// Bone × sample pairs measured.
     pairs: f64,
@@ -35,6 +37,7 @@ impl Row {
             "clip": self.path.display().to_string(),
             "raw_bytes": self.raw,
             "compressed_bytes": self.compressed,
+            "bytes": super::bytes::json(&self.layout),
             "ratio": self.ratio(),
             "max_error": self.errors.max_error,
             "p99_error": self.errors.p99_error,
@@ -45,7 +48,7 @@ impl Row {
 
     fn text(&self) -> String {
         format!(
-            "{:<40} raw {:>8} B  compressed {:>7} B  ratio {:>6.2}  max {:.5}  p99 {:.5}  within {:>6.2}%  {:.3} s",
+            "{:<40} raw {:>8} B  compressed {:>7} B  ratio {:>6.2}  max {:.5}  p99 {:.5}  within {:>6.2}%  {:.3} s\n    bytes: {}",
             shown(&self.path),
             self.raw,
             self.compressed,
@@ -53,7 +56,8 @@ impl Row {
             self.errors.max_error,
             self.errors.p99_error,
             self.errors.within_precision * 100.0,
-            self.seconds
+            self.seconds,
+            super::bytes::short(&self.layout)
         )
     }
 }
@@ -90,6 +94,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
     let within_pairs: f64 = rows.iter().map(|r| r.pairs * r.errors.within_precision).sum();
     let within = if pairs > 0.0 { within_pairs / pairs } else { 1.0 };
     let ratio = raw as f64 / compressed.max(1) as f64;
+    let layout = super::bytes::sum(rows.iter().map(|r| &r.layout));
     if json {
         let failed: Vec<Value> = failures
             .iter()
@@ -108,6 +113,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
                 "clips": rows.len(),
                 "raw_bytes": raw,
                 "compressed_bytes": compressed,
+                "bytes": super::bytes::json(&layout),
                 "ratio": ratio,
                 "max_error": worst,
                 "within_precision": within,
@@ -126,6 +132,10 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
             within * 100.0,
             seconds
         ))?;
+        say("where the bytes go, all clips")?;
+        for line in super::bytes::lines(&layout) {
+            say(line)?;
+        }
     }
     if failures.is_empty() {
         return Ok(());
@@ -176,6 +186,7 @@ fn one(path: &Path, settings: &Settings, limit: &MemoryLimit) -> Result<Row, Fai
         path: path.to_owned(),
         raw: clip.raw_bytes(),
         compressed: result.compressed_bytes as u64,
+        layout: result.layout,
         seconds,
         pairs: (clip.bones.len() * clip.sample_count) as f64,
         errors: result.errors,
