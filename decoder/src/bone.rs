@@ -9,7 +9,7 @@
 use crate::additive::Additive;
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
-use crate::decode::{finish_rotation, floats, key_value, lerp, Rate, SegmentRange};
+use crate::decode::{finish_rotation, floats, halves, key_value, lerp, Grid, Rate, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
 use crate::pose::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::sampler::Key;
@@ -133,9 +133,8 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     let bytes = clip.bytes;
     // Offsets are bounded by the validated sections: nothing wraps.
     let before = before as usize;
-    let range = clip.ranges_offset.wrapping_add(before << 3);
-    let min = floats::<V, C>(from(bytes, range));
-    let extent = floats::<V, C>(from(bytes, range.wrapping_add(C << 2)));
+    let range = clip.ranges_offset.wrapping_add(before << 2);
+    let (min, extent) = clip_range::<V, C>(clip, index, range);
     let ranged = clip.segment_count > 1;
     // What a key's segment says of the sub-track: its bit rate and segment range.
     let locate = |key: &Key| {
@@ -156,15 +155,30 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     (v0, v1)
 }
 
+/// The clip range (minimum, extent) of animated sub-track `index` (`C` components),
+/// whose integers are at byte `at`: on its list's grid.
+#[inline(always)]
+fn clip_range<V: Lanes, const C: usize>(clip: &Clip<'_>, index: u32, at: usize) -> (V, V) {
+    let list = clip.animated_list(index);
+    let grid =
+        Grid::<V>::of::<C>(clip.bytes, list.kind() == SubTrackKind::Rotation, clip.start(list).range_grid as usize);
+    (grid.apply(halves::<V>(clip.bytes, at)), grid.scale(halves::<V>(clip.bytes, at.wrapping_add(C << 1))))
+}
+
 /// The stored value of the constant sub-track of `bone` in list `L` (`C`
-/// components), found by rank (a rotation not yet finished).
+/// components), found by rank (a rotation not yet finished), raw or on its grid.
 #[inline(always)]
 pub(crate) fn constant_value<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usize) -> V {
     let list = TrackList::from_index(L);
-    let rank = clip.lists.rank(bitset_index(false, list), bone);
+    let rank = clip.lists.rank(bitset_index(false, list), bone) as usize;
+    let start = clip.start(list);
     // Bounded by the validated constants section: no overflow.
-    let before = clip.constant_components_before(list).wrapping_add(rank.wrapping_mul(C as u32));
-    floats::<V, C>(from(clip.bytes, clip.constants_offset.wrapping_add((before as usize) << 2)))
+    if clip.raw_constants(list) {
+        floats::<V, C>(from(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 2))))
+    } else {
+        let grid = Grid::<V>::of::<C>(clip.bytes, list.kind() == SubTrackKind::Rotation, start.constant_grid as usize);
+        grid.apply(halves::<V>(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 1))))
+    }
 }
 
 /// Which of the sub-tracks before `index` in its frame-directory block are rotations

@@ -11,8 +11,8 @@ use crate::bytes::{aligned_section, f32_at, u32_at};
 use crate::error::{Error, Section};
 use crate::format::{
     self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ALIGNMENT, BITSET_COUNT,
-    BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES, MAX_SAMPLES,
-    MAX_SEGMENT_LEN, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
+    BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, GRID_SIZE, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, QUANTIZED_MAX, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::metadata::Metadata;
 use crate::track_lists::{popcount, TrackLists};
@@ -30,7 +30,10 @@ pub struct Clip<'a> {
     pub(crate) segment_len: u8,
     /// The bone bit sets of the sub-track lists.
     pub(crate) lists: TrackLists<'a>,
+    /// Start of the constants section (its grids, then the values).
     pub(crate) constants_offset: usize,
+    /// Start of the clip-range values (after the section's grids): animated
+    /// sub-track `i`'s `u16` minimums start `4 × P(i)` bytes after it.
     pub(crate) ranges_offset: usize,
     pub(crate) segments_offset: usize,
     /// Sub-tracks in each bit set ([`format::bitset_index`]).
@@ -47,11 +50,18 @@ pub struct Clip<'a> {
     pub(crate) metadata: Option<Metadata<'a>>,
 }
 
-/// Where one list's sub-tracks start among all sub-tracks of their class.
+/// Where one list's data start, derived from the counts once at validation rather
+/// than per pose.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ListStart {
-    /// Components stored by the constant sub-tracks of the lists before it.
-    pub constant_components: u32,
+    /// Buffer offset of the list's first constant.
+    pub constant_at: u32,
+    /// Buffer offset of the [`format::Grid`] of the list's quantised constants (0
+    /// when it has none: a rotation list, a raw or an empty one).
+    pub constant_grid: u32,
+    /// Buffer offset of the [`format::Grid`] of the list's clip ranges (0 when it has
+    /// none: a rotation list or one without animated sub-tracks).
+    pub range_grid: u32,
     /// Index, among the animated sub-tracks, of its first animated one.
     pub animated_index: u32,
     /// Components stored by the animated sub-tracks before its first animated one.
@@ -59,21 +69,48 @@ pub(crate) struct ListStart {
 }
 
 impl ListStart {
-    /// The start of every list, from the sub-track counts of each bit set (at most
-    /// 3 × 65,535 sub-tracks of at most 4 components: the sums fit in u32).
-    fn all(counts: &[u32; BITSET_COUNT]) -> [ListStart; 4] {
+    /// The start of every list, from the sub-track counts of each bit set, the raw
+    /// constant lists and the sections' offsets (at most 3 × 65,535 sub-tracks of at
+    /// most 4 components, in a buffer below 4 GiB: the sums fit in u32). Each section
+    /// holds the grids of its quantised translation and scale lists, then the values.
+    fn all(counts: &[u32; BITSET_COUNT], raw_constants: u8, constants: u32, ranges: u32) -> [ListStart; 4] {
         let count =
             |animated: bool, list: TrackList| counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0);
+        let raw = |list: TrackList| raw_constants & (1 << list as u8) != 0;
+        let grid_const = |list: TrackList| format::has_grid(list) && count(false, list) > 0 && !raw(list);
+        let grid_range = |list: TrackList| format::has_grid(list) && count(true, list) > 0;
         let mut starts = [ListStart::default(); 4];
-        let mut next = ListStart::default();
+        let (mut constant_grid, mut range_grid) = (constants, ranges);
         for (start, &list) in starts.iter_mut().zip(TrackList::ALL.iter()) {
-            *start = next;
-            let c = list.components();
-            next.constant_components = next.constant_components.saturating_add(count(false, list).saturating_mul(c));
-            next.animated_index = next.animated_index.saturating_add(count(true, list));
-            next.animated_components = next.animated_components.saturating_add(count(true, list).saturating_mul(c));
+            if grid_const(list) {
+                start.constant_grid = constant_grid;
+                constant_grid = constant_grid.saturating_add(GRID_SIZE as u32);
+            }
+            if grid_range(list) {
+                start.range_grid = range_grid;
+                range_grid = range_grid.saturating_add(GRID_SIZE as u32);
+            }
+        }
+        let (mut constant_at, mut index, mut components) = (constant_grid, 0u32, 0u32);
+        for (start, &list) in starts.iter_mut().zip(TrackList::ALL.iter()) {
+            start.constant_at = constant_at;
+            start.animated_index = index;
+            start.animated_components = components;
+            let size = format::constant_size(list, raw(list)) as u32;
+            constant_at = constant_at.saturating_add(count(false, list).saturating_mul(size));
+            index = index.saturating_add(count(true, list));
+            components = components.saturating_add(count(true, list).saturating_mul(list.components()));
         }
         starts
+    }
+
+    /// Bytes of the constants section (grids, then values), given the starts.
+    fn constants_len(starts: &[ListStart; 4], counts: &[u32; BITSET_COUNT], raw_constants: u8, at: u32) -> u64 {
+        let last = TrackList::Scale;
+        let start = starts.get(last as usize).copied().unwrap_or_default();
+        let n = counts.get(format::bitset_index(false, last)).copied().unwrap_or(0);
+        let size = format::constant_size(last, raw_constants & (1 << last as u8) != 0) as u64;
+        u64::from(start.constant_at.saturating_sub(at)).saturating_add(u64::from(n).saturating_mul(size))
     }
 }
 
@@ -113,11 +150,10 @@ impl<'a> Clip<'a> {
         }
         // Additive clips are 2.1: a 2.0 file must say "not additive".
         match Additive::from_byte(header.additive) {
-            Some(Additive::None) => {}
-            Some(_) if minor >= 1 => {}
-            _ => return Err(Error::UnsupportedAdditive(header.additive)),
+            Some(_) => {}
+            None => return Err(Error::UnsupportedAdditive(header.additive)),
         }
-        if header.reserved0 != 0 {
+        if header.raw_constants & !format::RAW_CONSTANTS_MASK != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
         }
         let bone_count = header.bone_count.get();
@@ -155,24 +191,38 @@ impl<'a> Clip<'a> {
             TrackList::ALL.iter().map(|&l| count(animated, l).saturating_mul(u64::from(l.components()))).sum()
         };
 
-        let constants = aligned_section(
-            bytes,
-            header.constants_offset.get(),
-            components(false).saturating_mul(4),
-            Section::Constants,
-        )?;
+        // Constants and clip ranges: the grids of quantised translation and scale
+        // lists, then the values (3.0).
+        let raw_constants = header.raw_constants;
+        let (constants_offset, ranges_offset) = (header.constants_offset.get(), header.ranges_offset.get());
+        let starts = ListStart::all(&counts, raw_constants, constants_offset, ranges_offset);
+        let constants_len = ListStart::constants_len(&starts, &counts, raw_constants, constants_offset);
+        let constants = aligned_section(bytes, constants_offset, constants_len, Section::Constants)?;
         *work = work.saturating_add(constants.len() as u64 / 4);
-        if constants.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
-            return Err(Error::BadValue(Section::Constants));
+        for list in TrackList::ALL {
+            let start = starts.get(list as usize).copied().unwrap_or_default();
+            if start.constant_grid != 0 && !valid_grid(bytes, start.constant_grid) {
+                return Err(Error::BadValue(Section::Constants));
+            }
+            if raw_constants & (1 << list as u8) != 0 {
+                let len = count(false, list).saturating_mul(u64::from(list.components()).saturating_mul(4));
+                let values = bytes.get(start.constant_at as usize..).and_then(|b| b.get(..len as usize)).unwrap_or(&[]);
+                if values.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
+                    return Err(Error::BadValue(Section::Constants));
+                }
+            }
         }
 
         // At most 3 × 65,535 sub-tracks of at most 4 components: these fit in u32.
         let animated_count = TrackList::ALL.iter().map(|&l| count(true, l)).sum::<u64>() as u32;
         let animated_components = components(true) as u32;
-        let ranges =
-            aligned_section(bytes, header.ranges_offset.get(), components(true).saturating_mul(8), Section::Ranges)?;
+        let range_grids = (starts.iter().filter(|s| s.range_grid != 0).count() as u64).saturating_mul(GRID_SIZE as u64);
+        let ranges_len = range_grids.saturating_add(components(true).saturating_mul(4));
+        let ranges = aligned_section(bytes, ranges_offset, ranges_len, Section::Ranges)?;
         *work = work.saturating_add(ranges.len() as u64 / 4);
-        validate_ranges(ranges, &counts)?;
+        if starts.iter().any(|s| s.range_grid != 0 && !valid_grid(bytes, s.range_grid)) {
+            return Err(Error::BadValue(Section::Ranges));
+        }
 
         let mut clip = Clip {
             bytes,
@@ -183,14 +233,14 @@ impl<'a> Clip<'a> {
             segment_count,
             segment_len,
             lists,
-            constants_offset: header.constants_offset.get() as usize,
-            ranges_offset: header.ranges_offset.get() as usize,
+            constants_offset: constants_offset as usize,
+            ranges_offset: (ranges_offset as u64).saturating_add(range_grids) as usize,
             segments_offset: header.segments_offset.get() as usize,
             counts,
             animated_count,
             animated_components,
             frame_directory_len: format::frame_directory_len(animated_count as usize) as u32,
-            starts: ListStart::all(&counts),
+            starts,
             metadata: None,
         };
         clip.validate_segments(work)?;
@@ -286,10 +336,22 @@ impl<'a> Clip<'a> {
         self.start(list).animated_index
     }
 
-    /// Components stored by the constant sub-tracks of the lists before `list`.
+    /// The list of animated sub-track `index` (below the animated count).
     #[inline]
-    pub(crate) fn constant_components_before(&self, list: TrackList) -> u32 {
-        self.start(list).constant_components
+    pub(crate) fn animated_list(&self, index: u32) -> TrackList {
+        let mut list = TrackList::Rotation3;
+        for l in [TrackList::Rotation4, TrackList::Translation, TrackList::Scale] {
+            if index >= self.animated_start(l) {
+                list = l;
+            }
+        }
+        list
+    }
+
+    /// Are `list`'s constants stored as raw `f32` (rather than quantised)?
+    #[inline]
+    pub(crate) fn raw_constants(&self, list: TrackList) -> bool {
+        self.header.raw_constants & (1 << list as u8) != 0
     }
 
     /// The class and list of the `kind` sub-track of `bone`.
@@ -613,24 +675,14 @@ fn validate_root_motion(bytes: &[u8], bone_count: u32, looping: Looping) -> Resu
 
 /// Clip ranges: per animated sub-track, `components` minimums then `components`
 /// extents, all finite, extents non-negative.
-fn validate_ranges(ranges: &[u8], counts: &[u32; BITSET_COUNT]) -> Result<(), Error> {
-    if ranges.chunks_exact(4).any(|c| !f32_from(c).is_finite()) {
-        return Err(Error::BadValue(Section::Ranges));
-    }
-    let mut at = 0usize;
-    for list in TrackList::ALL {
-        let components = list.components() as usize;
-        let count = counts.get(format::bitset_index(true, list)).copied().unwrap_or(0);
-        for _ in 0..count {
-            let extents = at.saturating_add(components.saturating_mul(4));
-            for c in 0..components {
-                let extent = f32_at(ranges, extents.saturating_add(c.saturating_mul(4))).unwrap_or(f32::NAN);
-                if extent.is_nan() || extent < 0.0 {
-                    return Err(Error::BadValue(Section::Ranges));
-                }
-            }
-            at = at.saturating_add(components.saturating_mul(8));
-        }
-    }
-    Ok(())
+/// Is the [`format::Grid`] at `at` valid: bases finite, steps finite and at least 0,
+/// and the largest integer's value `65535 · step + base` finite (so every value of
+/// the grid is)?
+fn valid_grid(bytes: &[u8], at: u32) -> bool {
+    let at = at as usize;
+    (0..3usize).all(|m| {
+        let base = f32_at(bytes, at.saturating_add(m << 2)).unwrap_or(f32::NAN);
+        let step = f32_at(bytes, at.saturating_add(12 | (m << 2))).unwrap_or(f32::NAN);
+        base.is_finite() && step.is_finite() && step >= 0.0 && (QUANTIZED_MAX as f32 * step + base).is_finite()
+    })
 }

@@ -7,8 +7,8 @@
 //! shorter-arc test, interpolation and normalisation are plain lane-wise operations
 //! in the order the spec writes them.
 
-use crate::bytes::bits_from;
-use crate::format::RAW_BITS;
+use crate::bytes::{bits_from, u64_at_or_zero};
+use crate::format::{RAW_BITS, ROTATION_BASE, ROTATION_STEP};
 use crate::simd::Lanes;
 
 /// The `C` little-endian `f32` at the start of `b` (at least `4·C` bytes; lanes
@@ -22,6 +22,61 @@ pub(crate) fn floats<V: Lanes, const C: usize>(b: &[u8]) -> V {
         None => b.first_chunk::<12>().map(V::from_le_bytes12),
     };
     v.unwrap_or(V::splat(0.0))
+}
+
+/// The four little-endian `u16` at byte `at` of `bytes` as `f32` lanes (bytes past
+/// the end read as zero). A sub-track of three components gets the next value's first
+/// integer in lane 3: [`Grid::apply`] clears it (its lane-3 step and base are 0).
+#[inline(always)]
+pub(crate) fn halves<V: Lanes>(bytes: &[u8], at: usize) -> V {
+    V::from_halves(u64_at_or_zero(bytes, at))
+}
+
+/// How the 16-bit integers of a list's constants or clip ranges decode (3.0,
+/// format-spec/tracks.md): `q · step + base` lane by lane, lanes past the list's
+/// components 0.
+#[derive(Clone, Copy)]
+pub(crate) struct Grid<V: Lanes> {
+    pub step: V,
+    pub base: V,
+}
+
+impl<V: Lanes> Grid<V> {
+    /// The fixed grid of rotation components: `[-1, 1]` in 65535 steps.
+    #[inline(always)]
+    pub(crate) fn rotation<const C: usize>() -> Self {
+        let (s, b) = (ROTATION_STEP, ROTATION_BASE);
+        if C == 4 {
+            Grid { step: V::splat(s), base: V::splat(b) }
+        } else {
+            let mask = V::from_bits([u32::MAX, u32::MAX, u32::MAX, 0]);
+            Grid { step: V::splat(s).and(mask), base: V::splat(b).and(mask) }
+        }
+    }
+
+    /// The grid of list `list`: the rotation grid, or the stored [`crate::format::Grid`]
+    /// at byte `at` of `bytes` (bases, then steps).
+    #[inline(always)]
+    pub(crate) fn of<const C: usize>(bytes: &[u8], rotation: bool, at: usize) -> Self {
+        if rotation {
+            Self::rotation::<C>()
+        } else {
+            let from = |at: usize| floats::<V, 3>(bytes.get(at..).unwrap_or(&[]));
+            Grid { base: from(at), step: from(at.wrapping_add(12)) }
+        }
+    }
+
+    /// The values of integers `q`: `q · step + base`.
+    #[inline(always)]
+    pub(crate) fn apply(&self, q: V) -> V {
+        q.mul(self.step).add(self.base)
+    }
+
+    /// The extents of integers `q`: `q · step`.
+    #[inline(always)]
+    pub(crate) fn scale(&self, q: V) -> V {
+        q.mul(self.step)
+    }
 }
 
 /// The segment-range bytes of a sub-track of `C` components at the start of `b`:

@@ -11,12 +11,12 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 /// The four bytes every `.ossa` buffer starts with.
 pub const MAGIC: [u8; 4] = *b"OSSA";
 /// The major version this crate reads and writes. Other majors are refused.
-pub const VERSION_MAJOR: u16 = 2;
+pub const VERSION_MAJOR: u16 = 3;
 /// The newest minor version this crate knows. Newer minors are refused too, because a
-/// minor version may add data this decoder would silently ignore. 2.1 adds wrapping
-/// loops ([`FLAG_LOOP_WRAP`]); the encoder writes 2.0 when a clip uses nothing newer,
-/// so that a 2.0 runtime still reads it.
-pub const VERSION_MINOR: u16 = 1;
+/// minor version may add data this decoder would silently ignore. 3.0 quantises
+/// constants and clip ranges and lets segments leave key frames out; it reads
+/// everything 2.1 defined (wrapping loops, root motion, additive clips, scalar lists).
+pub const VERSION_MINOR: u16 = 0;
 
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
 /// a multiple of it, so clips packed back to back stay aligned.
@@ -51,14 +51,10 @@ pub const FLAG_LOOP_WRAP: u32 = 1 << 1;
 pub const FLAG_ROOT_MOTION: u32 = 1 << 2;
 
 /// The flags a decoder of minor version `minor` understands: a file may not use a
-/// flag its own version does not define.
+/// flag its own version does not define (every 3.x defines these three).
 #[inline]
-pub const fn known_flags(minor: u16) -> u32 {
-    if minor >= 1 {
-        FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION
-    } else {
-        FLAG_HAS_METADATA
-    }
+pub const fn known_flags(_minor: u16) -> u32 {
+    FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION
 }
 
 /// How a clip's playback treats its ends (seed 000).
@@ -144,6 +140,60 @@ pub const fn scalar_description_len(tracks: usize, remap: bool) -> usize {
 /// additive modes of [`crate::Additive`].
 pub const ADDITIVE_NONE: u8 = 0;
 
+/// [`ClipHeader::raw_constants`]: the bits that may be set, one per list.
+pub const RAW_CONSTANTS_MASK: u8 = 0x0f;
+
+/// Largest 16-bit quantised value: constants and clip ranges (3.0) are stored as
+/// integers `q` in `0 ..= QUANTIZED_MAX` and decode as `q · step + base` (`f32`
+/// multiplication, then addition).
+pub const QUANTIZED_MAX: u32 = 65_535;
+/// Step of a quantised rotation component (lists 0 and 1): `2 / 65535` rounded to
+/// `f32`. Rotation components lie in `[-1, 1]`.
+pub const ROTATION_STEP: f32 = 2.0 / 65_535.0;
+/// Base of a quantised rotation component.
+pub const ROTATION_BASE: f32 = -1.0;
+
+/// The grid of a quantised translation or scale list (3.0): three `f32` bases, then
+/// three `f32` steps; component `m` of a stored integer `q` decodes as
+/// `q · step[m] + base[m]`.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct Grid {
+    /// Value of integer 0, per component.
+    pub base: [F32; 3],
+    /// Distance between consecutive integers, per component (finite, at least 0).
+    pub step: [F32; 3],
+}
+
+/// Size of [`Grid`].
+pub const GRID_SIZE: usize = core::mem::size_of::<Grid>();
+const _: () = assert!(GRID_SIZE == 24);
+
+/// Does a list of `list`'s kind need a stored [`Grid`] when quantised? Rotations use
+/// the fixed [`ROTATION_STEP`] and [`ROTATION_BASE`].
+#[inline]
+pub const fn has_grid(list: TrackList) -> bool {
+    matches!(list, TrackList::Translation | TrackList::Scale)
+}
+
+/// Bytes of one constant of `list`: `c` raw `f32`, or `c` quantised `u16`.
+#[inline]
+pub const fn constant_size(list: TrackList, raw: bool) -> usize {
+    // At most 4 · 4.
+    #[allow(clippy::arithmetic_side_effects)]
+    let size = list.components() as usize * if raw { 4 } else { 2 };
+    size
+}
+
+/// Bytes of one clip range of `list`: `c` `u16` minimums, then `c` `u16` extents.
+#[inline]
+pub const fn clip_range_size(list: TrackList) -> usize {
+    // At most 4 · 4.
+    #[allow(clippy::arithmetic_side_effects)]
+    let size = list.components() as usize * 4;
+    size
+}
+
 /// Bit rates a segment may give an animated sub-track: 0 (constant within the
 /// segment), 1 to 24 (quantised) or 32 (raw `f32`).
 pub const MAX_QUANTIZED_BITS: u8 = 24;
@@ -197,8 +247,9 @@ pub struct ClipHeader {
     pub additive: u8,
     /// Samples per segment (1 to [`MAX_SEGMENT_LEN`]).
     pub segment_len: u8,
-    /// Zero.
-    pub reserved0: u8,
+    /// (3.0) Bit `l` set: the constants of list `l` are raw `f32`; clear: quantised
+    /// on 16 bits ([`RAW_CONSTANTS_MASK`]). Zero for a scalar track list.
+    pub raw_constants: u8,
     /// Number of bones (transform tracks).
     pub bone_count: U32,
     /// Number of stored samples (at least 1): the original clip's, less the repeated

@@ -71,8 +71,13 @@ impl Clip<'_> {
         } else {
             0
         };
-        let constant_components: u32 =
-            TrackList::ALL.iter().map(|&l| self.count(false, l).saturating_mul(l.components())).sum();
+        // The constants section ends after the last list's values; the clip ranges
+        // hold their grids, then four bytes per animated component.
+        let last = TrackList::Scale;
+        let constants_end = self.start(last).constant_at.saturating_add(
+            self.count(false, last).saturating_mul(format::constant_size(last, self.raw_constants(last)) as u32),
+        );
+        let range_grids = (self.ranges_offset as u32).saturating_sub(self.header.ranges_offset.get());
         let segments = self.segment_count;
         let ranges_per_segment = if segments > 1 { self.animated_components.saturating_mul(2) } else { 0 };
         let mut samples = 0u32;
@@ -85,8 +90,8 @@ impl Clip<'_> {
             header: HEADER_SIZE as u32,
             root_motion,
             track_descriptions: format::track_section_len(self.bone_count as usize) as u32,
-            constants: constant_components.saturating_mul(4),
-            clip_ranges: self.animated_components.saturating_mul(8),
+            constants: constants_end.saturating_sub(self.constants_offset as u32),
+            clip_ranges: range_grids.saturating_add(self.animated_components.saturating_mul(4)),
             segment_headers: segments.saturating_mul(
                 (SEGMENT_ENTRY_SIZE as u32)
                     .saturating_add(self.frame_directory_len)

@@ -6,8 +6,8 @@
 
 use crate::additive::Additive;
 use crate::clip::Clip;
-use crate::decode::{finish_rotations, floats, key_value, lerp, Rate, SegmentRange};
-use crate::format::{bitset_index, SubTrackKind, TrackList};
+use crate::decode::{finish_rotations, floats, halves, key_value, lerp, Grid, Rate, SegmentRange};
+use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
 use crate::sampler::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
@@ -76,45 +76,94 @@ fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
     bytes.get(at..at.saturating_add(len)).unwrap_or(&[])
 }
 
-/// The constant sub-tracks of list `L` (`C` components each).
+/// The constant sub-tracks of list `L` (`C` components each), raw `f32` or
+/// quantised.
 #[inline(always)]
 fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mut [Transform]) {
     let list = TrackList::from_index(L);
     const { assert!(TrackList::from_index(L).components() as usize == C) };
+    let count = clip.count(false, list) as usize;
+    if count == 0 {
+        return;
+    }
+    let raw = clip.raw_constants(list);
+    let at = clip.start(list).constant_at as usize;
     // Bounded by the validated constants section: nothing wraps.
-    let at = clip.constants_offset.wrapping_add((clip.constant_components_before(list) as usize) << 2);
-    let len = (clip.count(false, list) as usize).wrapping_mul(C << 2);
-    let stored = span(clip.bytes, at, len);
-    if list.kind() == SubTrackKind::Rotation {
-        let mut bones = clip.lists.bones(bitset_index(false, list));
-        // Four values stored back to back load as one vector per component: no
-        // gather, no transpose on the way in.
-        let mut groups = stored.chunks_exact(C << 4);
-        for group in &mut groups {
-            let load = |i: usize| floats::<V, 4>(group.get(i << 4..).unwrap_or(&[]));
-            let k = if C == 4 {
-                V::transpose([load(0), load(1), load(2), load(3)])
-            } else {
-                let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
-                [x, y, z, V::splat(0.0)]
-            };
-            constant_rotations::<V, C>(k, &mut bones, out);
-        }
-        // The last one to three, one value per vector, transposed (unused lanes zero).
-        let rest = groups.remainder();
-        if !rest.is_empty() {
-            let load = |i: usize| floats::<V, C>(rest.get(i.wrapping_mul(C << 2)..).unwrap_or(&[]));
-            constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
-        }
-    } else {
-        let mut values = stored.chunks_exact(C << 2);
-        clip.lists.for_each_bone(bitset_index(false, list), |bone| match (values.next(), out.get_mut(bone)) {
-            (Some(value), Some(t)) => {
-                write::<V, L>(floats::<V, C>(value), t);
-                true
+    let stored = span(clip.bytes, at, count.wrapping_mul(if raw { C << 2 } else { C << 1 }));
+    let rotation = list.kind() == SubTrackKind::Rotation;
+    match (rotation, raw) {
+        (true, true) => {
+            let mut bones = clip.lists.bones(bitset_index(false, list));
+            // Four values stored back to back load as one vector per component: no
+            // gather, no transpose on the way in.
+            let mut groups = stored.chunks_exact(C << 4);
+            for group in &mut groups {
+                let load = |i: usize| floats::<V, 4>(group.get(i << 4..).unwrap_or(&[]));
+                let k = if C == 4 {
+                    V::transpose([load(0), load(1), load(2), load(3)])
+                } else {
+                    let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
+                    [x, y, z, V::splat(0.0)]
+                };
+                constant_rotations::<V, C>(k, &mut bones, out);
             }
-            _ => false,
-        });
+            // The last one to three, one value per vector, transposed (unused lanes zero).
+            let rest = groups.remainder();
+            if !rest.is_empty() {
+                let load = |i: usize| floats::<V, C>(rest.get(i.wrapping_mul(C << 2)..).unwrap_or(&[]));
+                constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
+            }
+        }
+        (true, false) => {
+            let mut bones = clip.lists.bones(bitset_index(false, list));
+            // Four values of `C` integers are `C` words: widened, regrouped by
+            // component, then put on the rotation grid (the same in every lane).
+            let (step, base) = (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE));
+            let mut groups = stored.chunks_exact(C << 3);
+            for group in &mut groups {
+                let load = |i: usize| halves::<V>(group, i << 3);
+                let k = if C == 4 {
+                    V::transpose([load(0), load(1), load(2), load(3)])
+                } else {
+                    let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
+                    [x, y, z, V::splat(0.0)]
+                };
+                constant_rotations::<V, C>(k.map(|q| q.mul(step).add(base)), &mut bones, out);
+            }
+            let rest = groups.remainder();
+            if !rest.is_empty() {
+                // One value per vector, put on the grid (which clears the lanes past
+                // `C`); rows past the remainder read zeros and name no bone.
+                let grid = Grid::<V>::rotation::<C>();
+                let load = |i: usize| grid.apply(halves::<V>(rest, i.wrapping_mul(C << 1)));
+                constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
+            }
+        }
+        (false, true) => {
+            let mut values = stored.chunks_exact(C << 2);
+            clip.lists.for_each_bone(bitset_index(false, list), |bone| match (values.next(), out.get_mut(bone)) {
+                (Some(value), Some(t)) => {
+                    write::<V, L>(floats::<V, C>(value), t);
+                    true
+                }
+                _ => false,
+            });
+        }
+        (false, false) => {
+            let grid = Grid::<V>::of::<C>(clip.bytes, false, clip.start(list).constant_grid as usize);
+            // Each value's integers, read from the buffer (the next value's first
+            // integer lands in lane 3, which the grid clears).
+            let mut next = at;
+            let end = at.wrapping_add(stored.len());
+            clip.lists.for_each_bone(bitset_index(false, list), |bone| match out.get_mut(bone) {
+                Some(t) if next < end => {
+                    write::<V, L>(grid.apply(halves::<V>(clip.bytes, next)), t);
+                    next = next.wrapping_add(C << 1);
+                    true
+                }
+                _ => false,
+            });
+        }
     }
 }
 
@@ -195,8 +244,11 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
 /// and segment range.
 struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> {
     bytes: &'b [u8],
-    /// The clip ranges (`min`, then `extent`) of the sub-tracks not yet read.
-    ranges: core::slice::ChunksExact<'b, u8>,
+    /// The clip ranges' integers (`C` minimums, then `C` extents) from the next
+    /// sub-track's on (to the end of the buffer, so that each loads in one 8-byte read).
+    ranges: &'b [u8],
+    /// The list's clip-range grid.
+    grid: Grid<V>,
     /// Each key's bit rates, from the next sub-track on.
     rates0: core::slice::Iter<'b, u8>,
     rates1: core::slice::Iter<'b, u8>,
@@ -220,11 +272,13 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         let start = clip.start(list);
         let index = start.animated_index as usize;
         let before = start.animated_components as usize;
-        let ranges = span(bytes, clip.ranges_offset.wrapping_add(before << 3), count.wrapping_mul(C << 3));
+        let ranges = bytes.get(clip.ranges_offset.wrapping_add(before << 2)..).unwrap_or(&[]);
+        let grid = Grid::of::<C>(bytes, list.kind() == SubTrackKind::Rotation, start.range_grid as usize);
         let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
         ListReader {
             bytes,
-            ranges: ranges.chunks_exact(C << 3),
+            ranges,
+            grid,
             rates0: span(bytes, key0.rates.wrapping_add(index), count).iter(),
             rates1: span(bytes, key1.rates.wrapping_add(index), if SAME { 0 } else { count }).iter(),
             segment0: rest(key0.segment_ranges.wrapping_add(before << 1)),
@@ -255,11 +309,11 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
     /// values would be zero).
     #[inline(always)]
     fn next(&mut self) -> (V, V) {
-        let range = self.ranges.next().unwrap_or(&[]);
         let rate0 = self.rates0.next().copied().unwrap_or(0);
         let rate1 = if SAME { rate0 } else { self.rates1.next().copied().unwrap_or(0) };
-        let (min, extent) = range.split_at_checked(C << 2).unwrap_or((&[], &[]));
-        let (min, extent) = (floats::<V, C>(min), floats::<V, C>(extent));
+        let min = self.grid.apply(halves::<V>(self.ranges, 0));
+        let extent = self.grid.scale(halves::<V>(self.ranges, C << 1));
+        self.ranges = self.ranges.get(C << 2..).unwrap_or(&[]);
         let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
         let prepared0 = Rate::<V>::new::<C>(rate0);
         let v0 = key_value::<V, C>(self.bytes, &prepared0, self.bit0, segment0.as_ref(), min, extent);

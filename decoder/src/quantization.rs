@@ -74,6 +74,15 @@ pub fn decode_components(
     v.to_array()
 }
 
+/// The value of a 16-bit quantised integer `q` (a 3.0 constant or clip-range
+/// component) on a grid of `step` and `base`: `q · step + base`, as the decoder's
+/// lanes compute it (the [`crate::decode::Grid`] arithmetic, one value per lane).
+#[inline]
+pub fn dequantize16(q: u16, step: f32, base: f32) -> f32 {
+    let grid = crate::decode::Grid { step: F32x4::splat(step), base: F32x4::splat(base) };
+    first(grid.apply(F32x4::from_halves(u64::from(q))))
+}
+
 /// A rotation's `[x, y, z, w]` from its stored components: with three, `w` is rebuilt
 /// (`sqrt(1 − ((x·x + y·y) + z·z))` where positive, else 0).
 #[inline]

@@ -103,8 +103,8 @@ impl Position {
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 384 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
-/// is 312 (the validated header, section offsets and where each list starts, so
+/// Size: 416 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 344 (the validated header, section offsets and where each list starts, so
 /// nothing is re-read, re-checked or re-summed per call); it lives on the caller's
 /// stack and allocates nothing.
 #[derive(Clone, Copy, Debug)]

@@ -103,10 +103,8 @@ impl<'a> ScalarClip<'a> {
     /// proportional to its metadata, or says what is wrong.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
         let (header, bytes) = read_header(bytes)?;
-        let minor = header.version_minor.get();
-        // Scalar track lists are 2.1; they may wrap, and carry no root motion or
-        // metadata.
-        if header.kind != KIND_SCALAR_TRACKS || minor < 1 {
+        // Scalar track lists may wrap, and carry no root motion or metadata.
+        if header.kind != KIND_SCALAR_TRACKS {
             return Err(Error::UnsupportedKind(header.kind));
         }
         let flags = header.flags.get();
@@ -117,7 +115,7 @@ impl<'a> ScalarClip<'a> {
         if header.additive != 0 {
             return Err(Error::UnsupportedAdditive(header.additive));
         }
-        if header.reserved0 != 0 || header.metadata_offset.get() != 0 || header.metadata_size.get() != 0 {
+        if header.raw_constants != 0 || header.metadata_offset.get() != 0 || header.metadata_size.get() != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
         }
         let (tracks, samples) = (header.bone_count.get(), header.sample_count.get());

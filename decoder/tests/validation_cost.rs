@@ -28,8 +28,13 @@ fn craft(bones: usize, segments: usize) -> Vec<u8> {
     pad(&mut out);
     let constants = out.len();
     let ranges = out.len();
+    // The translation list's grid (bases 0, 1, 2; steps 1), then the sub-track's
+    // integers: minimums 0, extents 1.
     for v in [0.0f32, 1.0, 2.0, 1.0, 1.0, 1.0] {
         out.extend_from_slice(&v.to_le_bytes());
+    }
+    for q in [0u16, 0, 0, 1, 1, 1] {
+        out.extend_from_slice(&q.to_le_bytes());
     }
     pad(&mut out);
     let table = out.len();
@@ -60,7 +65,7 @@ fn craft(bones: usize, segments: usize) -> Vec<u8> {
         kind: format::KIND_TRANSFORMS,
         additive: format::ADDITIVE_NONE,
         segment_len: 16,
-        reserved0: 0,
+        raw_constants: 0,
         bone_count: U32::new(bones as u32),
         sample_count: U32::new(16 * segments as u32),
         sample_rate: F32::new(30.0),

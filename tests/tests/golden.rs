@@ -59,47 +59,52 @@ fn golden() -> Vec<Golden> {
     ]
 }
 
-/// Replaces the first constant rotation (list 0: `x, y, z` stored, `w` rebuilt) of a
-/// clip by `(0.8, 0.7, 0.1)`, whose norm is above 1: `w` rebuilds to 0 and the
-/// normalised result differs from the stored values in every component.
+/// The byte offset of the first constant of `list` (format-spec/tracks.md: the grids
+/// of quantised translation and scale lists, then the lists' values in order).
+fn first_constant(bytes: &[u8], list: usize) -> usize {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let (bones, tracks, constants) = (u32_at(24), u32_at(40), u32_at(44));
+    let set_len = bones.div_ceil(8);
+    let count =
+        |set: usize| bytes[tracks + set * set_len..][..set_len].iter().map(|x| x.count_ones() as usize).sum::<usize>();
+    let raw = |l: usize| bytes[23] & (1 << l) != 0;
+    let grids = (2..4).filter(|&l| count(l) > 0 && !raw(l)).count();
+    let components: [usize; 4] = [3, 4, 3, 3];
+    constants + 24 * grids + (0..list).map(|l| count(l) * components[l] * if raw(l) { 4 } else { 2 }).sum::<usize>()
+}
+
+/// Replaces the first constant rotation (list 0: `x, y, z` quantised, `w` rebuilt)
+/// of a clip by the integers nearest `(0.8, 0.7, 0.1)`, whose norm is above 1: `w`
+/// rebuilds to 0 and the normalised result differs from the stored values in every
+/// component.
 fn unnormalise(bytes: &mut [u8]) {
     let tracks = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
-    let constants = u32::from_le_bytes(bytes[44..48].try_into().unwrap()) as usize;
     // Bone 0's bit in bit set 0 (constant, list 0): the first constant of list 0.
     assert_eq!(bytes[tracks] & 1, 1, "bone 0 has a three-component constant rotation");
-    for (i, v) in [0.8f32, 0.7, 0.1].into_iter().enumerate() {
-        bytes[constants + 4 * i..constants + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    assert_eq!(bytes[23] & 1, 0, "list 0 is quantised");
+    let at = first_constant(bytes, 0);
+    for (i, v) in [0.8f64, 0.7, 0.1].into_iter().enumerate() {
+        let q = ((v + 1.0) * 65535.0 / 2.0).round() as u16;
+        bytes[at + 2 * i..at + 2 * i + 2].copy_from_slice(&q.to_le_bytes());
     }
     let sum = format::checksum(bytes);
     bytes[12..16].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// Makes rotations whose `d` (the squared norm) is not a positive finite number,
-/// which the spec decodes to the identity. The first constant rotation of list 0
-/// becomes `(1e20, 1e20, 1e20)`: `w` rebuilds to 0 and `d` overflows to +∞. The first
-/// animated rotation gets the clip range `min.x = extent.x = 3e38` (finite, as
-/// validation requires): `x` is at least 3e38, `d` is +∞ at every key, and where two
-/// keys reach +∞ interpolation gives `∞ − ∞`, so `d` is NaN. Checksum recomputed.
+/// Makes a rotation whose `d` (the squared norm) is not a positive finite number,
+/// which the spec decodes to the identity: the first raw constant rotation of list 1
+/// becomes `(1e20, 1e20, 1e20, 1e20)`, finite as validation requires, whose `d`
+/// overflows to +∞. (Quantised rotations cannot get there: their components are
+/// within `[-1, 3]`.) Checksum recomputed.
 fn degenerate(bytes: &mut [u8]) {
     let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
-    let bones = u32_at(bytes, 24);
-    let (tracks, constants, ranges) = (u32_at(bytes, 40), u32_at(bytes, 44), u32_at(bytes, 48));
+    let (bones, tracks) = (u32_at(bytes, 24), u32_at(bytes, 40));
     let set_len = bones.div_ceil(8);
-    let count = |set: usize| bytes[tracks + set * set_len..][..set_len].iter().map(|x| x.count_ones()).sum::<u32>();
-    // Bit sets 0 (constant, list 0), 4 and 5 (animated, lists 0 and 1: the first
-    // animated sub-tracks, so the first clip range is a rotation's).
-    assert!(count(0) > 0, "the source has a list-0 constant rotation");
-    let components = match (count(4), count(5)) {
-        (0, 0) => panic!("the source has an animated rotation"),
-        (0, _) => 4,
-        _ => 3,
-    };
-    for (i, v) in [1e20f32; 3].into_iter().enumerate() {
-        bytes[constants + 4 * i..constants + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
-    }
-    // A clip range is `min` (C floats) then `extent` (C floats).
-    for at in [ranges, ranges + 4 * components] {
-        bytes[at..at + 4].copy_from_slice(&3e38f32.to_le_bytes());
+    assert!(bytes[tracks + set_len..][..set_len].iter().any(|&x| x != 0), "the source has a list-1 constant");
+    assert!(bytes[23] & 2 != 0, "list 1 is raw");
+    let at = first_constant(bytes, 1);
+    for i in 0..4 {
+        bytes[at + 4 * i..at + 4 * i + 4].copy_from_slice(&1e20f32.to_le_bytes());
     }
     let sum = format::checksum(bytes);
     bytes[12..16].copy_from_slice(&sum.to_le_bytes());

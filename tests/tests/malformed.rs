@@ -74,7 +74,7 @@ fn misaligned_buffers_are_refused() {
 fn other_versions_are_refused_with_the_version_found() {
     let bytes = example_bytes(false);
     let newer = ossa_decoder::format::VERSION_MINOR + 1;
-    for (major, minor) in [(1u16, 0u16), (3, 0), (0, 0), (2, newer)] {
+    for (major, minor) in [(1u16, 0u16), (2, 0), (2, 1), (4, 0), (0, 0), (3, newer)] {
         let mut b = bytes.to_vec();
         b[4..6].copy_from_slice(&major.to_le_bytes());
         b[6..8].copy_from_slice(&minor.to_le_bytes());
@@ -87,17 +87,14 @@ fn other_versions_are_refused_with_the_version_found() {
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::BadMagic);
 }
 
-/// A flag belongs to the minor version that defines it: a 2.0 file may not claim to
-/// wrap (a 2.0 runtime would play it clamped and one interval short), a 2.1 file may.
+/// Reserved bits are refused: flags no 3.0 decoder knows, additive modes past 3, and
+/// raw-constant bits past the four lists (header byte 23).
 #[test]
-fn flags_newer_than_the_files_version_are_refused() {
+fn unknown_flags_modes_and_list_bits_are_refused() {
     use ossa_decoder::format::{Looping, FLAG_LOOP_WRAP};
     let bytes = example_bytes(false);
-    assert_eq!(&bytes[6..8], &[0, 0], "a clamped clip is written as 2.0");
     let mut b = bytes.to_vec();
     b[16..20].copy_from_slice(&FLAG_LOOP_WRAP.to_le_bytes());
-    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(FLAG_LOOP_WRAP));
-    b[6..8].copy_from_slice(&1u16.to_le_bytes());
     let wrapped = AlignedBytes::new(&b);
     let clip = Clip::from_bytes(&wrapped).unwrap();
     assert_eq!(clip.looping(), Looping::Wrap);
@@ -105,14 +102,18 @@ fn flags_newer_than_the_files_version_are_refused() {
     b[16..20].copy_from_slice(&(1u32 << 31).to_le_bytes());
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(1 << 31));
 
-    // Additive modes 1 to 3 are 2.1 too; 4 and above are no mode at all.
     let mut b = bytes.to_vec();
     b[21] = 3;
-    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnsupportedAdditive(3));
-    b[6..8].copy_from_slice(&1u16.to_le_bytes());
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap().additive(), ossa_decoder::Additive::Additive1);
     b[21] = 4;
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnsupportedAdditive(4));
+
+    let mut b = bytes.to_vec();
+    b[23] |= 0x10;
+    assert_eq!(
+        Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(),
+        Error::NonZeroReserved(ossa_decoder::Section::Header)
+    );
 }
 
 #[test]

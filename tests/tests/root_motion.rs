@@ -47,8 +47,11 @@ impl Rigid {
         }
     }
 
+    /// The decoder's displacement, its rotation renormalised in `f64`: an `f32` unit
+    /// quaternion's length is 1 only within about 1e-7, which `distance` would read
+    /// as a rotation of 1e-3 rad.
     fn of(d: &Displacement) -> Rigid {
-        Rigid { q: d.rotation.to_array().map(f64::from), t: d.translation.to_array().map(f64::from) }
+        Rigid { q: normalize(d.rotation.to_array().map(f64::from)), t: d.translation.to_array().map(f64::from) }
     }
 
     /// Distance between the two motions: translation gap plus how far the rotation

@@ -109,6 +109,9 @@ pub(crate) trait Lanes: Copy {
     fn select(mask: Self, a: Self, b: Self) -> Self;
     /// The four bytes of `word` (little-endian), one per lane, as `f32` 0 to 255.
     fn from_bytes(word: u32) -> Self;
+    /// The four 16-bit halves of `word` (little-endian), one per lane, as `f32` 0 to
+    /// 65535 (quantised constants and clip ranges).
+    fn from_halves(word: u64) -> Self;
     /// Rows become columns: four `x, y, z, w` vectors become the vector of their
     /// `x`, of their `y`, … (and back).
     fn transpose(rows: [Self; 4]) -> [Self; 4];
@@ -159,6 +162,16 @@ mod tests {
         let got = Native::transpose(native);
         let want = scalar::F32x4::transpose(reference);
         assert!(got.iter().zip(&want).all(|(&g, &w)| same(g, w)));
+    }
+
+    /// Widening 16-bit halves agrees with the scalar backend and the definition.
+    #[test]
+    fn native_halves_match_the_definition() {
+        for word in [0u64, u64::MAX, 0x0001_8000_ffff_1234, 0xfedc_ba98_7654_3210] {
+            let want = [0, 16, 32, 48].map(|s| f32::from((word >> s) as u16));
+            assert_eq!(Native::from_halves(word).to_array(), want);
+            assert_eq!(scalar::F32x4::from_halves(word).to_array(), want);
+        }
     }
 
     /// Unpacking bit fields agrees with the scalar backend and with the definition,

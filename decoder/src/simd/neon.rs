@@ -154,6 +154,12 @@ impl Lanes for F32x4 {
         })
     }
     #[inline(always)]
+    fn from_halves(word: u64) -> Self {
+        // SAFETY: NEON baseline; register-only intrinsics: halves widened to 32 bits,
+        // then converted (exact: 0 to 65535).
+        F32x4(unsafe { vcvtq_f32_u32(vmovl_u16(vcreate_u16(word))) })
+    }
+    #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {
         let [a, b, c, d] = rows.map(|r| r.0);
         // SAFETY: NEON baseline; register-only intrinsics (two rounds of zips).

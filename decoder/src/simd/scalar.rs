@@ -109,6 +109,11 @@ impl Lanes for F32x4 {
         F32x4(word.to_le_bytes().map(f32::from))
     }
     #[inline(always)]
+    fn from_halves(word: u64) -> Self {
+        let h = |i: u32| f32::from(word.checked_shr(i.wrapping_mul(16)).unwrap_or(0) as u16);
+        F32x4([h(0), h(1), h(2), h(3)])
+    }
+    #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {
         let [a, b, c, d] = rows.map(|r| r.0);
         let column = |i: usize| {

@@ -141,6 +141,15 @@ impl Lanes for F32x4 {
         }
     }
     #[inline(always)]
+    fn from_halves(word: u64) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsics: halves widened to 32 bits
+        // with zeros, then converted (exact: 0 to 65535).
+        unsafe {
+            let h = _mm_cvtsi64_si128(word as i64);
+            F32x4(_mm_cvtepi32_ps(_mm_unpacklo_epi16(h, _mm_setzero_si128())))
+        }
+    }
+    #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {
         let [a, b, c, d] = rows.map(|r| r.0);
         // SAFETY: SSE2 baseline; register-only intrinsics (the classic 4×4 transpose).

@@ -110,31 +110,42 @@ impl Segment<'_> {
             let last = LADDER.len() - 1;
             // The code of the lowest rung found within the target so far.
             let mut within = None;
+            let error_at = |code: &SegmentCode, scratch: &mut Vec<Affine>| {
+                self.reference.standalone_error(
+                    track.bone,
+                    track.part(),
+                    self.start..self.start + self.count,
+                    self.target,
+                    scratch,
+                    |s| track.decode(code, s - self.start, self.ranged),
+                )
+            };
             let rung = if track.raw_only {
                 last
             } else {
-                // Binary search: error falls (almost always) as bits rise; the repair
-                // step catches the rare exception.
-                let (mut lo, mut hi) = (0usize, last);
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    let code = self.code_at(t, mid);
-                    let err = self.reference.standalone_error(
-                        track.bone,
-                        track.part(),
-                        self.start..self.start + self.count,
-                        self.target,
-                        &mut scratch,
-                        |s| track.decode(&code, s - self.start, self.ranged),
-                    );
-                    if err <= self.target {
-                        hi = mid;
-                        within = Some(code);
-                    } else {
-                        lo = mid + 1;
+                // Rate 0 first: a sub-track still for the whole segment is one 16-bit
+                // value, which rates 1 to 3 (their few levels spread over the segment
+                // range) can be worse than, so the search below could step over it.
+                let still = self.code_at(t, 0);
+                if error_at(&still, &mut scratch) <= self.target {
+                    within = Some(still);
+                    0
+                } else {
+                    // Binary search: error falls (almost always) as bits rise; the
+                    // repair step catches the rare exception.
+                    let (mut lo, mut hi) = (1usize, last);
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        let code = self.code_at(t, mid);
+                        if error_at(&code, &mut scratch) <= self.target {
+                            hi = mid;
+                            within = Some(code);
+                        } else {
+                            lo = mid + 1;
+                        }
                     }
+                    lo
                 }
-                lo
             };
             self.rungs[t] = rung;
             // `within` is the code of `hi`, which is where the search ends, unless no

@@ -52,6 +52,7 @@ fn classify_one(
     let identity = reference.default_value(kind);
     let default_error = reference.standalone_error(bone, part, all.clone(), budget, scratch, |_| identity);
     track.constant = stored_form(kind, constant_value(reference, kind, bone));
+    track.constant_exact = track.constant;
     let constant = track.constant_local();
     let constant_error = reference.standalone_error(bone, part, all, budget, scratch, |_| constant);
 

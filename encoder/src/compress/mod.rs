@@ -10,6 +10,7 @@
 pub mod additive;
 pub mod bit_rates;
 pub mod classify;
+pub mod grid;
 pub mod hierarchy;
 pub mod reference;
 pub mod root_motion;
@@ -247,10 +248,26 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         return Err(CompressError::BadSegmentLen(segment_len));
     }
     clip.check().map_err(CompressError::InvalidClip)?;
-    let reference = Reference::new(clip)?;
-    let mut tracks = classify::classify(&reference, precision);
-
+    let mut reference = Reference::new(clip)?;
     let motion_bone = root_motion::motion_bone(clip, settings.root_motion_bone.as_deref())?;
+    // Root motion composes the motion bone's transform over any number of loops: an
+    // error in its chain's rotations, times the distance it travels, is what a game
+    // accumulates, and the clip's own poses do not show it. A travelling motion bone
+    // is held to the precision at that distance, and the constant rotations of its
+    // chain stay at full precision.
+    // (At most the distance where that asks for rotations finer than 8 ulps of 1,
+    // beyond what single precision holds.)
+    let travel = motion_bone.map_or(0.0, |bone| root_motion::travel(&reference, bone));
+    let travel = travel.min(precision / (8.0 * f64::from(f32::EPSILON)));
+    let mut motion_chain = Vec::new();
+    if let Some(bone) = motion_bone.filter(|_| travel > precision) {
+        reference.widen_shell(bone, travel);
+        motion_chain = reference.hierarchy.chain(bone).collect();
+    }
+    let mut tracks = classify::classify(&reference, precision);
+    let mut grids = grid::quantize_constants(&reference, &mut tracks, precision, &motion_chain);
+    grid::quantize_ranges(&mut tracks, &mut grids);
+
     let in_place = motion_bone.filter(|_| settings.extract_root_motion);
     let closes = root_motion::closes(&reference, precision, in_place);
     let looping = match settings.looping {
@@ -307,7 +324,10 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         }
         let stuck = results.iter().flatten().find_map(|r| r.stuck_bone);
         if let Some(bone) = stuck {
-            if promote(&mut tracks, &reference, bone) {
+            if grid::unquantize_chain(&reference, &mut tracks, &mut grids, bone)
+                || promote(&mut tracks, &reference, bone)
+            {
+                grid::quantize_ranges(&mut tracks, &mut grids);
                 results.iter_mut().for_each(|r| *r = None);
                 continue;
             }
@@ -316,7 +336,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         // Every segment has its result here.
         let codes: Vec<&[Option<sub_track::SegmentCode>]> =
             results.iter().map(|r| r.as_ref().map_or(&[][..], |r| &r.codes[..])).collect();
-        let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &codes, metadata)?)?;
+        let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &grids, &codes, metadata)?)?;
         // The dropped last sample of a loop that closes is held to the bound like the
         // others; of a forced wrap whose ends differ, it is only reported.
         let errors = measure(&bytes, &reference, precision, closes).map_err(|e| match e {

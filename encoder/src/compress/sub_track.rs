@@ -27,12 +27,21 @@ pub struct SubTrack {
     pub class: SubTrackClass,
     /// Components stored: 4 for a full quaternion, else 3.
     pub components: u32,
-    /// The stored value of a constant sub-track.
+    /// The value a constant sub-track decodes to (before a rotation is finished): its
+    /// `f32` value, or the value of its 16-bit integers when quantised.
     pub constant: [f32; 4],
-    /// Clip range minimum per component (animated).
+    /// The constant's value before quantisation.
+    pub constant_exact: [f32; 4],
+    /// The constant's 16-bit integers, when quantised ([`super::grid`]).
+    pub constant_q: Option<[u16; 4]>,
+    /// Clip range minimum per component (animated), as the decoder reads it.
     pub clip_min: [f32; 4],
-    /// Clip range extent per component (animated).
+    /// Clip range extent per component (animated), as the decoder reads it.
     pub clip_extent: [f32; 4],
+    /// The smallest and largest stored value per component (animated).
+    pub range_exact: [(f32, f32); 4],
+    /// The clip range's 16-bit integers per component: minimum, extent.
+    pub range_q: [(u16, u16); 4],
     /// When the range cannot be represented (values so large the extent overflows),
     /// only raw samples are allowed.
     pub raw_only: bool,
@@ -72,8 +81,12 @@ impl SubTrack {
             class,
             components: 3,
             constant: [0.0; 4],
+            constant_exact: [0.0; 4],
+            constant_q: None,
             clip_min: [0.0; 4],
             clip_extent: [0.0; 4],
+            range_exact: [(0.0, 0.0); 4],
+            range_q: [(0, 0); 4],
             raw_only: false,
             class_error: 0.0,
         }
@@ -95,6 +108,12 @@ impl SubTrack {
         }
     }
 
+    /// Sets the constant's decoded value and its integers (`None`: stored raw).
+    pub fn set_constant(&mut self, value: [f32; 4], q: Option<[u16; 4]>) {
+        self.constant = value;
+        self.constant_q = q;
+    }
+
     /// The decoded value of the constant.
     pub fn constant_local(&self) -> Lane4 {
         self.to_local(self.constant)
@@ -114,6 +133,7 @@ impl SubTrack {
             let (lo, hi) = (0..reference.sample_count)
                 .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), s| span(lo, hi, self.stored(reference, s)[c]));
             let extent = hi - lo;
+            self.range_exact[c] = (lo + 0.0, hi + 0.0);
             if extent.is_finite() {
                 // `+ 0.0` turns a -0.0 minimum into +0.0 on every target.
                 self.clip_min[c] = lo + 0.0;
@@ -129,6 +149,7 @@ impl SubTrack {
         for c in n..4 {
             self.clip_min[c] = 0.0;
             self.clip_extent[c] = 0.0;
+            self.range_exact[c] = (0.0, 0.0);
         }
     }
 

@@ -9,6 +9,7 @@ use ossa_decoder::Additive;
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
 
+use super::grid::{Grids, ListGrid};
 use super::sub_track::{SegmentCode, SubTrack};
 use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, RawClip};
@@ -42,31 +43,19 @@ pub struct ClipShape {
     pub segment_len: u8,
 }
 
-/// The oldest minor version that defines every flag in `flags` and the additive mode:
-/// a clip that uses nothing newer stays readable by older 2.x runtimes.
-fn minor_version(flags: u32, additive: Additive) -> u16 {
-    let oldest_for_flags = (0..=format::VERSION_MINOR)
-        .find(|&minor| flags & !format::known_flags(minor) == 0)
-        .unwrap_or(format::VERSION_MINOR);
-    // Additive modes are 2.1.
-    if additive == Additive::None {
-        oldest_for_flags
-    } else {
-        oldest_for_flags.max(1)
-    }
-}
-
 /// Writes the buffer. `metadata` (the source clip and the precision held) adds the
 /// optional metadata section. The part before it is identical either way, so the
 /// stripped size is the metadata offset.
 pub fn write(
     shape: &ClipShape,
     tracks: &[SubTrack],
+    grids: &Grids,
     segments: &[&[Option<SegmentCode>]],
     metadata: Option<(&RawClip, f32)>,
 ) -> Result<Vec<u8>, OutOfMemory> {
     let bones = tracks.len() / 3;
     let bound = size_bound(shape, tracks, segments, metadata);
+    let raw = |list: TrackList| grids.raw_constants & (1 << list as u8) != 0;
     let mut out = memory::with_capacity(bound, "the compressed clip")?;
     out.resize(HEADER_SIZE, 0);
     if let Some(root) = &shape.root_motion {
@@ -116,22 +105,50 @@ pub fn write(
         order.sort_by_key(|&i| (list_of(&tracks[i]), tracks[i].bone));
         order
     };
+    // Constants: the grids of quantised translation and scale lists, then each
+    // list's values, raw `f32` or 16-bit integers.
     let constants_offset = out.len();
-    for &i in &stored(SubTrackClass::Constant) {
+    let constant = stored(SubTrackClass::Constant);
+    let count = |order: &[usize], list: TrackList| order.iter().filter(|&&i| list_of(&tracks[i]) == list).count();
+    for list in TrackList::ALL {
+        if format::has_grid(list) && count(&constant, list) > 0 && !raw(list) {
+            let grid = grids.constants[list as usize].expect("a quantised list without a grid");
+            write_grid(&mut out, &grid);
+        }
+    }
+    for &i in &constant {
         let t = &tracks[i];
-        for c in &t.constant[..t.components as usize] {
-            out.extend_from_slice(&c.to_le_bytes());
+        let n = t.components as usize;
+        if raw(list_of(t)) {
+            for c in &t.constant_exact[..n] {
+                out.extend_from_slice(&c.to_le_bytes());
+            }
+        } else {
+            let q = t.constant_q.expect("a quantised list with a raw constant");
+            for v in &q[..n] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
         }
     }
     pad(&mut out);
 
+    // Clip ranges: the grids of translation and scale lists with animated sub-tracks,
+    // then each animated sub-track's integers, minimums then extents.
     let ranges_offset = out.len();
     let animated = stored(SubTrackClass::Animated);
+    for list in TrackList::ALL {
+        if format::has_grid(list) && count(&animated, list) > 0 {
+            write_grid(&mut out, &grids.ranges[list as usize].expect("an animated list without a grid"));
+        }
+    }
     for &i in &animated {
         let t = &tracks[i];
         let n = t.components as usize;
-        for v in t.clip_min[..n].iter().chain(&t.clip_extent[..n]) {
-            out.extend_from_slice(&v.to_le_bytes());
+        for (lo, _) in &t.range_q[..n] {
+            out.extend_from_slice(&lo.to_le_bytes());
+        }
+        for (_, extent) in &t.range_q[..n] {
+            out.extend_from_slice(&extent.to_le_bytes());
         }
     }
     pad(&mut out);
@@ -165,14 +182,14 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(minor_version(flags, shape.additive)),
+        version_minor: U16::new(format::VERSION_MINOR),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
         kind: KIND_TRANSFORMS,
         additive: shape.additive.to_byte(),
         segment_len: shape.segment_len,
-        reserved0: 0,
+        raw_constants: grids.raw_constants & format::RAW_CONSTANTS_MASK,
         bone_count: U32::new(bones as u32),
         sample_count: U32::new(shape.sample_count),
         sample_rate: F32::new(shape.sample_rate),
@@ -207,6 +224,7 @@ fn size_bound(
         + format::root_motion_len(format::ROOT_KNOWN_OPTIONS, format::MAX_ROOT_CHAIN)
         + format::track_section_len(bones)
         + pad
+        + 4 * format::GRID_SIZE
         + components(SubTrackClass::Constant) * 4
         + pad
         + components(SubTrackClass::Animated) * 8
@@ -235,7 +253,15 @@ fn size_bound(
 }
 
 /// The list a stored sub-track belongs to.
-fn list_of(t: &SubTrack) -> TrackList {
+/// Writes a grid: three bases, then three steps.
+fn write_grid(out: &mut Vec<u8>, grid: &ListGrid) {
+    for v in grid.base[..3].iter().chain(&grid.step[..3]) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// The list a stored sub-track belongs to.
+pub fn list_of(t: &SubTrack) -> TrackList {
     TrackList::of(t.kind, t.components)
 }
 

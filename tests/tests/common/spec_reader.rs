@@ -7,6 +7,9 @@
 //! It trusts its input (the golden files are valid) and favours being obviously like
 //! the spec over being fast.
 
+// Lists are numbered 0 to 3 in the spec, and looped over by number here.
+#![allow(clippy::needless_range_loop)]
+
 use ossa_decoder::Rounding;
 
 /// A way an implementer might misread the spec.
@@ -47,11 +50,21 @@ pub enum Misreading {
     EndNotSkipped,
     /// An additive1 clip's default scale taken as 1, like the other clips'.
     Additive1ScaleOne,
+    /// (3.0) Header byte 23 ignored: every constant read as raw `f32`, as in 2.x.
+    RawConstantsIgnored,
+    /// (3.0) A quantised constant list's values read from the section's start, over
+    /// its grids.
+    ConstantGridsNotSkipped,
+    /// (3.0) A clip range's second integers read as its maximum, not its extent.
+    RangeSecondAsMaximum,
+    /// (3.0) A quantised rotation component decoded symmetrically about 0, as
+    /// `(q − 32767.5) / 32767.5`, rather than as `q · fl(2 / 65535) + (−1)`.
+    RotationSymmetric,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 14] = [
+    pub const ALL: [Misreading; 18] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -66,6 +79,10 @@ impl Misreading {
         Misreading::ChainUnpadded,
         Misreading::EndNotSkipped,
         Misreading::Additive1ScaleOne,
+        Misreading::RawConstantsIgnored,
+        Misreading::ConstantGridsNotSkipped,
+        Misreading::RangeSecondAsMaximum,
+        Misreading::RotationSymmetric,
     ];
 }
 
@@ -116,7 +133,7 @@ fn keys(samples: usize, rate: f32, wrap: bool, time: f32, snap: bool, end_is_las
 }
 
 /// A stored sub-track: its list and, for an animated one, its index among the
-/// animated sub-tracks; for a constant one, its byte offset in the constants.
+/// animated sub-tracks; for a constant one, its rank in its list.
 #[derive(Clone, Copy)]
 enum Stored {
     Default,
@@ -150,6 +167,62 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
     let c_of = |i: usize| if i >= n[4] && i < n[4] + n[5] { 4 } else { 3 };
     let p_of = |i: usize| (0..i).map(c_of).sum::<usize>();
     let total_c = p_of(animated_count);
+    // Constants (tracks.md): header byte 23 says which lists are raw; the grids of
+    // quantised translation and scale lists with constants come first.
+    let raw_bits = if misreading == Misreading::RawConstantsIgnored { 0x0f } else { u8_at(b, 23) };
+    let raw = |list: usize| raw_bits & (1 << list) != 0;
+    let has_grid = |list: usize, set: usize| list >= 2 && n[set] > 0;
+    let mut constant_grid = [0usize; 4];
+    let mut at = constants;
+    for list in 0..4 {
+        if has_grid(list, list) && !raw(list) {
+            constant_grid[list] = at;
+            at += 24;
+        }
+    }
+    if misreading == Misreading::ConstantGridsNotSkipped {
+        at = constants;
+    }
+    let mut constant_at = [0usize; 4];
+    for list in 0..4 {
+        constant_at[list] = at;
+        at += n[list] * COMPONENTS[list] * if raw(list) { 4 } else { 2 };
+    }
+    // Clip ranges: the grids of translation and scale lists with animated sub-tracks,
+    // then two `u16` per component.
+    let mut range_grid = [0usize; 4];
+    let mut range_values = ranges;
+    for list in 0..4 {
+        if has_grid(list, 4 + list) {
+            range_grid[list] = range_values;
+            range_values += 24;
+        }
+    }
+    let u16_at = |at: usize| u8_at(b, at) | u8_at(b, at + 1) << 8;
+    // A 16-bit integer on a list's grid (rotations: fixed), and an extent.
+    let on_grid = |q: u32, list: usize, grid: usize, m: usize| -> f32 {
+        if list < 2 {
+            if misreading == Misreading::RotationSymmetric {
+                (q as f32 - 32767.5) / 32767.5
+            } else {
+                q as f32 * (2.0f32 / 65535.0) + -1.0
+            }
+        } else {
+            q as f32 * f32_at(b, grid + 12 + 4 * m) + f32_at(b, grid + 4 * m)
+        }
+    };
+    let step =
+        |list: usize, grid: usize, m: usize| if list < 2 { 2.0f32 / 65535.0 } else { f32_at(b, grid + 12 + 4 * m) };
+    let constant_value = |list: usize, rank: usize, m: usize| -> f32 {
+        let c = COMPONENTS[list];
+        if raw(list) {
+            f32_at(b, constant_at[list] + 4 * (rank * c + m))
+        } else {
+            on_grid(u16_at(constant_at[list] + 2 * (rank * c + m)), list, constant_grid[list], m)
+        }
+    };
+    let list_of_animated =
+        |i: usize| (0..4).rev().find(|&l| i >= (0..l).map(|x| n[4 + x]).sum::<usize>() && n[4 + l] > 0).unwrap_or(0);
     let stored = |kind_lists: &[usize], bone: usize| -> Stored {
         for &list in kind_lists {
             if in_set(4 + list, bone) {
@@ -157,8 +230,7 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
                 return Stored::Animated { list, index };
             }
             if in_set(list, bone) {
-                let before: usize = (0..list).map(|l| COMPONENTS[l] * n[l]).sum();
-                return Stored::Constant { list, at: constants + 4 * (before + rank(list, bone) * COMPONENTS[list]) };
+                return Stored::Constant { list, at: rank(list, bone) };
             }
         }
         Stored::Default
@@ -210,8 +282,15 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         let c = c_of(i);
         let lo_at = seg_ranges + 2 * p_of(i) + m;
         let hi_at = lo_at + c;
-        let min = f32_at(b, ranges + 8 * p_of(i) + 4 * m);
-        let extent = f32_at(b, ranges + 8 * p_of(i) + 4 * c + 4 * m);
+        let list = list_of_animated(i);
+        let q_min = u16_at(range_values + 4 * p_of(i) + 2 * m);
+        let q_extent = u16_at(range_values + 4 * p_of(i) + 2 * c + 2 * m);
+        let min = on_grid(q_min, list, range_grid[list], m);
+        let extent = if misreading == Misreading::RangeSecondAsMaximum {
+            on_grid(q_extent, list, range_grid[list], m) - min
+        } else {
+            q_extent as f32 * step(list, range_grid[list], m)
+        };
         if bits == 32 && misreading != Misreading::RawAsQuantised {
             return f32::from_bits(bits_at(b, bit, 32));
         }
@@ -295,10 +374,10 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
             // Rotation.
             let q = match stored(&[0, 1], bone) {
                 Stored::Default => [0.0, 0.0, 0.0, 1.0],
-                Stored::Constant { list, at } => {
+                Stored::Constant { list, at: rank } => {
                     let mut q = [0.0; 4];
                     for (m, x) in q.iter_mut().enumerate().take(COMPONENTS[list]) {
-                        *x = f32_at(b, at + 4 * m);
+                        *x = constant_value(list, rank, m);
                     }
                     let q = if list == 0 { rebuild(q) } else { q };
                     if misreading == Misreading::ConstantsNotNormalised {
@@ -327,7 +406,7 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
             for (list, slot) in [(2usize, 4usize), (3, 7)] {
                 let v = match stored(&[list], bone) {
                     Stored::Default => continue,
-                    Stored::Constant { at, .. } => [0, 1, 2].map(|m| f32_at(b, at + 4 * m)),
+                    Stored::Constant { at: rank, .. } => [0, 1, 2].map(|m| constant_value(list, rank, m)),
                     Stored::Animated { index, .. } => {
                         let (v0, v1) = (key(index, k0), if alpha == 0.0 { [0.0; 4] } else { key(index, k1) });
                         [0, 1, 2].map(|m| if alpha == 0.0 { v0[m] } else { v0[m] + (v1[m] - v0[m]) * alpha })
