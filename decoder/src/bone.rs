@@ -9,7 +9,7 @@
 use crate::additive::Additive;
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
-use crate::decode::{finish_rotation, floats, halves, key_value, lerp, Grid, Rate, SegmentRange};
+use crate::decode::{finish_rotation, floats, integers, key_value, lerp, Grid, Rate, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
 use crate::pose::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::sampler::Key;
@@ -106,7 +106,7 @@ pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
     // Indices are bounded by the validated sections: nothing wraps.
     let index = clip.animated_start(list).wrapping_add(rank);
     let (before, span4) = (clip.animated_components_before(index), four_component_span(clip, index as usize));
-    animated_in::<V, C>(clip, keys, alpha, index, before, span4)
+    animated_in::<V, C>(clip, keys, alpha, list, index, before, span4)
 }
 
 /// The values at key 0 and key 1 (key 0's again when `alpha` is 0) of animated
@@ -114,10 +114,12 @@ pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
 /// sub-tracks before it, `span4` its [`four_component_span`]), its samples found by
 /// frame directory.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn animated_in<V: Lanes, const C: usize>(
     clip: &Clip<'_>,
     keys: &[Key; 2],
     alpha: f32,
+    list: TrackList,
     index: u32,
     before: u32,
     span4: (usize, usize),
@@ -134,7 +136,7 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     // Offsets are bounded by the validated sections: nothing wraps.
     let before = before as usize;
     let range = clip.ranges_offset.wrapping_add(before << 2);
-    let (min, extent) = clip_range::<V, C>(clip, index, range);
+    let (min, extent) = clip_range::<V, C>(clip, list, range);
     let ranged = clip.segment_count > 1;
     // What a key's segment says of the sub-track: its bit rate and segment range.
     let locate = |key: &Key| {
@@ -155,14 +157,13 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     (v0, v1)
 }
 
-/// The clip range (minimum, extent) of animated sub-track `index` (`C` components),
-/// whose integers are at byte `at`: on its list's grid.
+/// The clip range (minimum, extent) of an animated sub-track of `list` (`C`
+/// components), whose integers are at byte `at`: on the list's grid.
 #[inline(always)]
-fn clip_range<V: Lanes, const C: usize>(clip: &Clip<'_>, index: u32, at: usize) -> (V, V) {
-    let list = clip.animated_list(index);
+fn clip_range<V: Lanes, const C: usize>(clip: &Clip<'_>, list: TrackList, at: usize) -> (V, V) {
     let grid =
         Grid::<V>::of::<C>(clip.bytes, list.kind() == SubTrackKind::Rotation, clip.start(list).range_grid as usize);
-    (grid.apply(halves::<V>(clip.bytes, at)), grid.scale(halves::<V>(clip.bytes, at.wrapping_add(C << 1))))
+    (grid.apply(integers::<V, C>(clip.bytes, at)), grid.scale(integers::<V, C>(clip.bytes, at.wrapping_add(C << 1))))
 }
 
 /// The stored value of the constant sub-track of `bone` in list `L` (`C`
@@ -177,7 +178,7 @@ pub(crate) fn constant_value<V: Lanes, const L: usize, const C: usize>(clip: &Cl
         floats::<V, C>(from(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 2))))
     } else {
         let grid = Grid::<V>::of::<C>(clip.bytes, list.kind() == SubTrackKind::Rotation, start.constant_grid as usize);
-        grid.apply(halves::<V>(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 1))))
+        grid.apply(integers::<V, C>(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 1))))
     }
 }
 

@@ -336,18 +336,6 @@ impl<'a> Clip<'a> {
         self.start(list).animated_index
     }
 
-    /// The list of animated sub-track `index` (below the animated count).
-    #[inline]
-    pub(crate) fn animated_list(&self, index: u32) -> TrackList {
-        let mut list = TrackList::Rotation3;
-        for l in [TrackList::Rotation4, TrackList::Translation, TrackList::Scale] {
-            if index >= self.animated_start(l) {
-                list = l;
-            }
-        }
-        list
-    }
-
     /// Are `list`'s constants stored as raw `f32` (rather than quantised)?
     #[inline]
     pub(crate) fn raw_constants(&self, list: TrackList) -> bool {

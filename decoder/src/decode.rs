@@ -7,7 +7,7 @@
 //! shorter-arc test, interpolation and normalisation are plain lane-wise operations
 //! in the order the spec writes them.
 
-use crate::bytes::{bits_from, u64_at_or_zero};
+use crate::bytes::bits_from;
 use crate::format::{RAW_BITS, ROTATION_BASE, ROTATION_STEP};
 use crate::simd::Lanes;
 
@@ -24,12 +24,16 @@ pub(crate) fn floats<V: Lanes, const C: usize>(b: &[u8]) -> V {
     v.unwrap_or(V::splat(0.0))
 }
 
-/// The four little-endian `u16` at byte `at` of `bytes` as `f32` lanes (bytes past
-/// the end read as zero). A sub-track of three components gets the next value's first
-/// integer in lane 3: [`Grid::apply`] clears it (its lane-3 step and base are 0).
+/// The `C` (3 or 4) little-endian `u16` at byte `at` of `bytes` as `f32` lanes (lanes
+/// past `C` zero), with one 8-byte load that never reaches past them: for three, the
+/// load starts two bytes before `at` and shifts them out (a quantised value lies at
+/// least 64 bytes into a buffer, after the header). Zero if the load would leave
+/// `bytes`, which a validated clip never asks for.
 #[inline(always)]
-pub(crate) fn halves<V: Lanes>(bytes: &[u8], at: usize) -> V {
-    V::from_halves(u64_at_or_zero(bytes, at))
+pub(crate) fn integers<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> V {
+    let start = if C == 4 { at } else { at.wrapping_sub(2) };
+    let word = bytes.get(start..).and_then(|b| b.first_chunk::<8>()).map_or(0, |w| u64::from_le_bytes(*w));
+    V::from_halves(if C == 4 { word } else { word >> 16 })
 }
 
 /// How the 16-bit integers of a list's constants or clip ranges decode (3.0,

@@ -6,7 +6,7 @@
 
 use crate::additive::Additive;
 use crate::clip::Clip;
-use crate::decode::{finish_rotations, floats, halves, key_value, lerp, Grid, Rate, SegmentRange};
+use crate::decode::{finish_rotations, floats, integers, key_value, lerp, Grid, Rate, SegmentRange};
 use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
 use crate::sampler::Key;
 use crate::simd::Lanes;
@@ -107,11 +107,9 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
                 };
                 constant_rotations::<V, C>(k, &mut bones, out);
             }
-            // The last one to three, one value per vector, transposed (unused lanes zero).
-            let rest = groups.remainder();
-            if !rest.is_empty() {
-                let load = |i: usize| floats::<V, C>(rest.get(i.wrapping_mul(C << 2)..).unwrap_or(&[]));
-                constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
+            // The last one to three, one at a time.
+            for value in groups.remainder().chunks_exact(C << 2) {
+                single_rotation::<V, C>(floats::<V, C>(value), &mut bones, out);
             }
         }
         (true, false) => {
@@ -121,7 +119,7 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
             let (step, base) = (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE));
             let mut groups = stored.chunks_exact(C << 3);
             for group in &mut groups {
-                let load = |i: usize| halves::<V>(group, i << 3);
+                let load = |i: usize| integers::<V, 4>(group, i << 3);
                 let k = if C == 4 {
                     V::transpose([load(0), load(1), load(2), load(3)])
                 } else {
@@ -130,13 +128,14 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
                 };
                 constant_rotations::<V, C>(k.map(|q| q.mul(step).add(base)), &mut bones, out);
             }
+            // The last one to three, one at a time, on the grid (which clears the
+            // lanes past `C`).
+            let grid = Grid::<V>::rotation::<C>();
             let rest = groups.remainder();
-            if !rest.is_empty() {
-                // One value per vector, put on the grid (which clears the lanes past
-                // `C`); rows past the remainder read zeros and name no bone.
-                let grid = Grid::<V>::rotation::<C>();
-                let load = |i: usize| grid.apply(halves::<V>(rest, i.wrapping_mul(C << 1)));
-                constant_rotations::<V, C>(V::transpose([load(0), load(1), load(2), V::splat(0.0)]), &mut bones, out);
+            let rest_at = at.wrapping_add(stored.len().wrapping_sub(rest.len()));
+            for i in 0..rest.len().checked_div(C << 1).unwrap_or(0) {
+                let value = grid.apply(integers::<V, C>(clip.bytes, rest_at.wrapping_add(i.wrapping_mul(C << 1))));
+                single_rotation::<V, C>(value, &mut bones, out);
             }
         }
         (false, true) => {
@@ -151,19 +150,31 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
         }
         (false, false) => {
             let grid = Grid::<V>::of::<C>(clip.bytes, false, clip.start(list).constant_grid as usize);
-            // Each value's integers, read from the buffer (the next value's first
-            // integer lands in lane 3, which the grid clears).
-            let mut next = at;
-            let end = at.wrapping_add(stored.len());
-            clip.lists.for_each_bone(bitset_index(false, list), |bone| match out.get_mut(bone) {
-                Some(t) if next < end => {
-                    write::<V, L>(grid.apply(halves::<V>(clip.bytes, next)), t);
-                    next = next.wrapping_add(C << 1);
-                    true
+            // Each value's three integers end an 8-byte load that starts two bytes
+            // before them (a quantised value is never in the first 64 bytes): the
+            // window runs from two bytes before the first to the end of the last.
+            let mut rest = clip.bytes.get(at.wrapping_sub(2)..at.wrapping_add(stored.len())).unwrap_or(&[]);
+            clip.lists.for_each_bone(bitset_index(false, list), |bone| {
+                match (rest.split_first_chunk::<8>(), out.get_mut(bone)) {
+                    (Some((word, _)), Some(t)) => {
+                        write::<V, L>(grid.apply(V::from_halves(u64::from_le_bytes(*word) >> 16)), t);
+                        rest = rest.get(C << 1..).unwrap_or(&[]);
+                        true
+                    }
+                    _ => false,
                 }
-                _ => false,
             });
         }
+    }
+}
+
+/// Finishes one constant rotation (`C` = 3: `w` rebuilt) and stores it in the next
+/// bone of `bones`: the same bits as [`constant_rotations`] gives it, for less work
+/// than four lanes when a list ends with fewer than four.
+#[inline(always)]
+fn single_rotation<V: Lanes, const C: usize>(value: V, bones: &mut impl Iterator<Item = usize>, out: &mut [Transform]) {
+    if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+        t.rotation = crate::bone::rotation::<V, C>(value, value, 0.0).to_quat();
     }
 }
 
@@ -244,9 +255,9 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
 /// and segment range.
 struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> {
     bytes: &'b [u8],
-    /// The clip ranges' integers (`C` minimums, then `C` extents) from the next
-    /// sub-track's on (to the end of the buffer, so that each loads in one 8-byte read).
-    ranges: &'b [u8],
+    /// Where the next sub-track's clip-range integers (`C` minimums, then `C`
+    /// extents) are.
+    range_at: usize,
     /// The list's clip-range grid.
     grid: Grid<V>,
     /// Each key's bit rates, from the next sub-track on.
@@ -272,12 +283,11 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         let start = clip.start(list);
         let index = start.animated_index as usize;
         let before = start.animated_components as usize;
-        let ranges = bytes.get(clip.ranges_offset.wrapping_add(before << 2)..).unwrap_or(&[]);
         let grid = Grid::of::<C>(bytes, list.kind() == SubTrackKind::Rotation, start.range_grid as usize);
         let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
         ListReader {
             bytes,
-            ranges,
+            range_at: clip.ranges_offset.wrapping_add(before << 2),
             grid,
             rates0: span(bytes, key0.rates.wrapping_add(index), count).iter(),
             rates1: span(bytes, key1.rates.wrapping_add(index), if SAME { 0 } else { count }).iter(),
@@ -311,9 +321,21 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
     fn next(&mut self) -> (V, V) {
         let rate0 = self.rates0.next().copied().unwrap_or(0);
         let rate1 = if SAME { rate0 } else { self.rates1.next().copied().unwrap_or(0) };
-        let min = self.grid.apply(halves::<V>(self.ranges, 0));
-        let extent = self.grid.scale(halves::<V>(self.ranges, C << 1));
-        self.ranges = self.ranges.get(C << 2..).unwrap_or(&[]);
+        // A sub-track's integers load in one 16-byte read.
+        let (min, extent) = match self.bytes.get(self.range_at..).and_then(|b| b.first_chunk::<16>()) {
+            Some(w) => {
+                // Lane 3 of a three-component range holds another integer: the grid's
+                // lane-3 step and base are 0.
+                let (lo, extent) = V::from_halves_pair::<C>(w);
+                (self.grid.apply(lo), self.grid.scale(extent))
+            }
+            // The last sub-track of a buffer ending right after it.
+            None => (
+                self.grid.apply(integers::<V, C>(self.bytes, self.range_at)),
+                self.grid.scale(integers::<V, C>(self.bytes, self.range_at.wrapping_add(C << 1))),
+            ),
+        };
+        self.range_at = self.range_at.wrapping_add(C << 2);
         let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
         let prepared0 = Rate::<V>::new::<C>(rate0);
         let v0 = key_value::<V, C>(self.bytes, &prepared0, self.bit0, segment0.as_ref(), min, extent);

@@ -133,12 +133,12 @@ impl<const N: usize> Subset<N> {
                 let (index, before) = (part.index, part.before);
                 let span4 = (part.span4.0 as usize, part.span4.1 as usize);
                 if part.list == TrackList::Rotation4 {
-                    let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, index, before, span4);
+                    let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, part.list, index, before, span4);
                     t.rotation = bone::rotation::<V, 4>(v0, v1, alpha).to_quat();
                     continue;
                 }
                 // The other lists store three components: one decode serves them all.
-                let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, index, before, span4);
+                let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, part.list, index, before, span4);
                 match part.list {
                     TrackList::Rotation3 => t.rotation = bone::rotation::<V, 3>(v0, v1, alpha).to_quat(),
                     TrackList::Translation => {

@@ -112,6 +112,21 @@ pub(crate) trait Lanes: Copy {
     /// The four 16-bit halves of `word` (little-endian), one per lane, as `f32` 0 to
     /// 65535 (quantised constants and clip ranges).
     fn from_halves(word: u64) -> Self;
+    /// Two runs of four 16-bit little-endian integers of the 16 bytes `b`, as `f32`
+    /// lanes: integers 0 to 3, and integers `C` to `C + 3` (`C` is 3 or 4: a clip
+    /// range's `C` minimums and `C` extents in one load).
+    #[inline(always)]
+    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
+        let h = |i: usize| {
+            let at = i.wrapping_mul(2);
+            match (b.get(at), b.get(at.wrapping_add(1))) {
+                (Some(&l), Some(&h)) => f32::from(u16::from_le_bytes([l, h])),
+                _ => 0.0,
+            }
+        };
+        let run = |from: usize| Self::from_bits([h(from), h(from.wrapping_add(1)), h(from.wrapping_add(2)), h(from.wrapping_add(3))].map(f32::to_bits));
+        (run(0), run(C))
+    }
     /// Rows become columns: four `x, y, z, w` vectors become the vector of their
     /// `x`, of their `y`, … (and back).
     fn transpose(rows: [Self; 4]) -> [Self; 4];
@@ -162,6 +177,24 @@ mod tests {
         let got = Native::transpose(native);
         let want = scalar::F32x4::transpose(reference);
         assert!(got.iter().zip(&want).all(|(&g, &w)| same(g, w)));
+    }
+
+    /// Pairs of runs of 16-bit integers agree with the scalar backend and the
+    /// definition.
+    #[test]
+    fn native_halves_pairs_match_the_definition() {
+        let b: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37).wrapping_add(5));
+        let h = |i: usize| f32::from(u16::from_le_bytes([b[2 * i], b[2 * i + 1]]));
+        for c in [3usize, 4] {
+            let want = ([0, 1, 2, 3].map(h), [0, 1, 2, 3].map(|i| h(c + i)));
+            let (native, scalar) = if c == 3 {
+                (Native::from_halves_pair::<3>(&b), scalar::F32x4::from_halves_pair::<3>(&b))
+            } else {
+                (Native::from_halves_pair::<4>(&b), scalar::F32x4::from_halves_pair::<4>(&b))
+            };
+            assert_eq!((native.0.to_array(), native.1.to_array()), want);
+            assert_eq!((scalar.0.to_array(), scalar.1.to_array()), want);
+        }
     }
 
     /// Widening 16-bit halves agrees with the scalar backend and the definition.

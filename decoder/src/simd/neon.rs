@@ -160,6 +160,18 @@ impl Lanes for F32x4 {
         F32x4(unsafe { vcvtq_f32_u32(vmovl_u16(vcreate_u16(word))) })
     }
     #[inline(always)]
+    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
+        // SAFETY: NEON baseline; `b` is 16 readable bytes, loaded as bytes and
+        // reinterpreted (little-endian targets); the rest are register-only
+        // intrinsics: integers widened to 32 bits (the second run moved down by `C`
+        // integers first), then converted (exact).
+        unsafe {
+            let v = vreinterpretq_u16_u8(vld1q_u8(b.as_ptr()));
+            let second = if C == 4 { vget_high_u16(v) } else { vget_low_u16(vextq_u16::<3>(v, v)) };
+            (F32x4(vcvtq_f32_u32(vmovl_u16(vget_low_u16(v)))), F32x4(vcvtq_f32_u32(vmovl_u16(second))))
+        }
+    }
+    #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {
         let [a, b, c, d] = rows.map(|r| r.0);
         // SAFETY: NEON baseline; register-only intrinsics (two rounds of zips).

@@ -150,6 +150,19 @@ impl Lanes for F32x4 {
         }
     }
     #[inline(always)]
+    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
+        // SAFETY: SSE2 baseline; `b` is 16 readable bytes, loaded unaligned; the rest
+        // are register-only intrinsics: integers widened to 32 bits with zeros (the
+        // second run shifted down by `C` integers first), then converted (exact).
+        unsafe {
+            let v = _mm_loadu_si128(b.as_ptr().cast::<__m128i>());
+            let zero = _mm_setzero_si128();
+            let second =
+                if C == 4 { _mm_unpackhi_epi16(v, zero) } else { _mm_unpacklo_epi16(_mm_srli_si128::<6>(v), zero) };
+            (F32x4(_mm_cvtepi32_ps(_mm_unpacklo_epi16(v, zero))), F32x4(_mm_cvtepi32_ps(second)))
+        }
+    }
+    #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {
         let [a, b, c, d] = rows.map(|r| r.0);
         // SAFETY: SSE2 baseline; register-only intrinsics (the classic 4×4 transpose).

@@ -23,7 +23,7 @@ use super::sub_track::SubTrack;
 use super::writer::list_of;
 
 /// Share of the precision a constant's quantisation may add to its class error.
-pub const QUANTIZED_CONSTANT_BUDGET: f64 = 0.1;
+pub const QUANTIZED_CONSTANT_BUDGET: f64 = 0.5;
 
 /// A list's grid: integer `q` of component `m` is `q · step[m] + base[m]`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,18 +138,11 @@ pub struct Grids {
 }
 
 /// Quantises the constants of `tracks` where their object-space error allows (see
-/// the module documentation) and returns the constant half of the [`Grids`]. The
-/// constant rotations of the bones of `full` stay at full precision (list 1).
-pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precision: f64, full: &[usize]) -> Grids {
+/// the module documentation) and returns the constant half of the [`Grids`].
+pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precision: f64) -> Grids {
     let mut grids = Grids::default();
     let mut scratch = Vec::new();
     let budget = precision * QUANTIZED_CONSTANT_BUDGET;
-    for track in tracks.iter_mut() {
-        if track.kind == SubTrackKind::Rotation && track.class == SubTrackClass::Constant && full.contains(&track.bone)
-        {
-            track.components = 4;
-        }
-    }
     for kind in SubTrackKind::ALL {
         let members: Vec<usize> = (0..tracks.len())
             .filter(|&i| tracks[i].kind == kind && tracks[i].class == SubTrackClass::Constant)

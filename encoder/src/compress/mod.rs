@@ -253,19 +253,16 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
     // Root motion composes the motion bone's transform over any number of loops: an
     // error in its chain's rotations, times the distance it travels, is what a game
     // accumulates, and the clip's own poses do not show it. A travelling motion bone
-    // is held to the precision at that distance, and the constant rotations of its
-    // chain stay at full precision.
-    // (At most the distance where that asks for rotations finer than 8 ulps of 1,
-    // beyond what single precision holds.)
+    // is held to the precision at that distance (its shell widened, which its
+    // ancestors' error bounds see too), at most where that asks for rotations finer
+    // than 8 ulps of 1, beyond what single precision holds.
     let travel = motion_bone.map_or(0.0, |bone| root_motion::travel(&reference, bone));
     let travel = travel.min(precision / (8.0 * f64::from(f32::EPSILON)));
-    let mut motion_chain = Vec::new();
     if let Some(bone) = motion_bone.filter(|_| travel > precision) {
         reference.widen_shell(bone, travel);
-        motion_chain = reference.hierarchy.chain(bone).collect();
     }
     let mut tracks = classify::classify(&reference, precision);
-    let mut grids = grid::quantize_constants(&reference, &mut tracks, precision, &motion_chain);
+    let mut grids = grid::quantize_constants(&reference, &mut tracks, precision);
     grid::quantize_ranges(&mut tracks, &mut grids);
 
     let in_place = motion_bone.filter(|_| settings.extract_root_motion);
