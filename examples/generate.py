@@ -237,6 +237,34 @@ def stride():
     return "\n".join(out)
 
 
+def glide():
+    """Key frames a segment can leave out: 60 samples a second, a root gliding at a
+    constant speed that turns once (samples 0-20, then 20-38), holds still (38-50) and
+    glides again, and an arm swinging slowly at a constant rate; every sample between
+    two corners is their interpolation (translations exactly, rotations within a
+    fraction of the precision), so the encoder stores the corners and the segments'
+    ends and interpolates the rest."""
+    n, rate = 64, 60
+
+    def root(i):
+        if i <= 20:
+            return [2.0 * i, 0.0, 0.0]
+        if i <= 38:
+            return [40.0, 0.0, 1.5 * (i - 20)]
+        if i <= 50:
+            return [40.0, 0.0, 27.0]
+        return [40.0 - 2.0 * (i - 50), 0.0, 27.0]
+    bones = [("root", "", 10.0), ("spine", "root", 5.0), ("arm", "spine", 5.0), ("hand", "arm", 3.0)]
+    tracks = [
+        ("root", {"translations": [root(i) for i in range(n)]}),
+        ("spine", {"translations": [[0.0, 20.0, 0.0]] * n}),
+        ("arm", {"rotations": [quat([0, 0, 1], 0.2 + 0.004 * i) for i in range(n)],
+                 "translations": [[0.0, 10.0, 0.0]] * n}),
+        ("hand", {"translations": [[8.0, 0.0, 0.0]] * n}),
+    ]
+    return clip("glide", n, rate, bones, tracks)
+
+
 if __name__ == "__main__":
     with open("examples/wave.acl.sjson", "w") as f:
         f.write(wave())
@@ -254,3 +282,5 @@ if __name__ == "__main__":
         f.write(wave_additive())
     with open("examples/weights.acl.sjson", "w") as f:
         f.write(weights())
+    with open("examples/glide.acl.sjson", "w") as f:
+        f.write(glide())

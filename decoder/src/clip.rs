@@ -284,6 +284,7 @@ impl<'a> Clip<'a> {
             animated_count: self.animated_count,
             frame_directory_len: self.frame_directory_len,
             header_len: self.segment_header_len(),
+            holes: true,
         };
         validate_segments(
             self.bytes,
@@ -446,6 +447,12 @@ impl<'a> Clip<'a> {
         (bone < self.bone_count)
             .then(|| self.locate(SubTrackKind::Rotation, bone as usize).1 == Some(TrackList::Rotation4))
     }
+    /// Key frames stored over all segments: the sample count when none is left out
+    /// (format-spec/segments.md), fewer when interpolation reproduces some.
+    pub fn stored_key_frames(&self) -> u32 {
+        (0..self.segment_count).fold(0u32, |sum, s| sum.saturating_add(self.segment(s).2.count_ones()))
+    }
+
     /// The optional metadata (names, parents, shell distances, bind pose).
     pub fn metadata(&self) -> Option<Metadata<'a>> {
         self.metadata
@@ -492,6 +499,9 @@ pub(crate) struct SegmentShape {
     pub frame_directory_len: u32,
     /// Bytes before each segment's samples.
     pub header_len: u64,
+    /// Whether segments may leave key frames out (transform clips, 3.0): each keeps
+    /// its first and last; otherwise every key frame is stored.
+    pub holes: bool,
 }
 
 /// Checks the segment table and each segment's frame directory and bit rates, and
@@ -513,9 +523,15 @@ pub(crate) fn validate_segments(
         let entry = SegmentEntry::read_from_bytes(raw).map_err(|_| Error::OutOfBounds(Section::SegmentTable))?;
         let (_, samples) = format::segment_span(index, shape.sample_count, shape.segment_len);
         let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples).wrapping_sub(1) };
-        if entry.frames_present.get() != full_mask {
+        let present = entry.frames_present.get();
+        // The first and the last key frame of the segment (bits 0 and `samples − 1`).
+        let ends = 1u32 | 1u32.checked_shl(samples.saturating_sub(1)).unwrap_or(0);
+        let valid =
+            if shape.holes { present & !full_mask == 0 && present & ends == ends } else { present == full_mask };
+        if !valid {
             return Err(Error::BadSegment(index));
         }
+        let stored = present.count_ones();
         *work = work.saturating_add(1).saturating_add(u64::from(shape.animated_count));
         if u64::from(entry.data_offset.get()) < previous_end {
             return Err(Error::OutOfBounds(Section::Segment(index)));
@@ -541,7 +557,7 @@ pub(crate) fn validate_segments(
         if frame_bits != u64::from(entry.frame_bits.get()) {
             return Err(Error::BadSegment(index));
         }
-        let sample_bytes = frame_bits.saturating_mul(u64::from(samples)).div_ceil(8);
+        let sample_bytes = frame_bits.saturating_mul(u64::from(stored)).div_ceil(8);
         let end = u64::from(entry.data_offset.get())
             .saturating_add(shape.header_len)
             .saturating_add(sample_bytes)

@@ -100,6 +100,42 @@ impl Position {
     }
 }
 
+/// The stored key frames to blend for samples `k0` and `k1` at weight `alpha`, given
+/// the key frames `present` in `k0`'s segment `segment` (decoding.md, Key frames left
+/// out): unchanged when `k0` is stored and so is `k1` (or the weight is 0); otherwise
+/// the nearest stored frames of the segment around the position, found with two bit
+/// scans, and the weight of the position between them. Every segment keeps its first
+/// and last key frame, so both exist inside the segment.
+#[inline(always)]
+fn kept_keys(clip: &Clip<'_>, segment: u32, present: u32, k0: u32, k1: u32, alpha: f32) -> (u32, u32, f32) {
+    let start = segment.wrapping_mul(u32::from(clip.segment_len));
+    // Below 32: a segment holds at most 31 samples.
+    let local = k0.wrapping_sub(start) & 31;
+    let here = present >> local;
+    if here & 1 != 0 && (alpha == 0.0 || here & 2 != 0) {
+        return (k0, k1, alpha);
+    }
+    between_kept(start, local, present, k0, k1, alpha)
+}
+
+/// [`kept_keys`] when a key frame is missing.
+#[inline(never)]
+fn between_kept(start: u32, local: u32, present: u32, k0: u32, k1: u32, alpha: f32) -> (u32, u32, f32) {
+    // Frames `0 ..= local` and the frames after `local`.
+    let upto = u32::MAX >> (31u32.wrapping_sub(local) & 31);
+    let (before, after) = (present & upto, present & !upto);
+    if after == 0 || (present >> local) & 1 != 0 && alpha == 0.0 {
+        // `k0` is the segment's last frame (stored; `k1` is in the next segment or
+        // the first sample of a loop), or stored and decoded alone.
+        return (k0, k1, alpha);
+    }
+    // Bit 0 is always set, so `before` is not empty.
+    let lo = 31u32.wrapping_sub(before.leading_zeros());
+    let hi = after.trailing_zeros();
+    let alpha = crate::interpolation::weight_between(local.wrapping_sub(lo), hi.wrapping_sub(lo), alpha);
+    (start.wrapping_add(lo), start.wrapping_add(hi), alpha)
+}
+
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
@@ -183,10 +219,12 @@ impl<'a> Sampler<'a> {
     /// blended by `alpha`, and prefetches what decoding them reads.
     #[inline(always)]
     pub(crate) fn place(&mut self, k0: u32, k1: u32, alpha: f32) {
-        self.alpha = alpha;
         let clip = &self.clip;
-        let (segment0, segment1) = (clip.segment_of(k0), clip.segment_of(k1));
+        let segment0 = clip.segment_of(k0);
         let entry0 = clip.segment(segment0);
+        let (k0, k1, alpha) = kept_keys(clip, segment0, entry0.2, k0, k1, alpha);
+        self.alpha = alpha;
+        let segment1 = clip.segment_of(k1);
         // Both keys in one segment (most seeks): its table entry is read once.
         let entry1 = if segment1 == segment0 { entry0 } else { clip.segment(segment1) };
         self.keys = [self.key(k0, segment0, entry0), self.key(k1, segment1, entry1)];

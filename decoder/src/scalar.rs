@@ -219,6 +219,7 @@ impl<'a> ScalarClip<'a> {
             animated_count,
             frame_directory_len,
             header_len: u64::from(frame_directory_len).saturating_add(u64::from(animated_count)).saturating_add(ranged),
+            holes: false,
         };
         validate_segments(bytes, &shape, |_| c, &mut 0)?;
         Ok(ScalarClip {

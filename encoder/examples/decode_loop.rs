@@ -6,6 +6,7 @@
 //! `decompress_bone` for every bone), then POSES partial poses of four bones (seek +
 //! `decompress_subset`). Each loop is its own function so that a profiler
 //! counts it alone (compressing the clip also decodes it, to measure the error).
+//! `OSSA_KEEP_EVERY_FRAME=1` compresses without leaving key frames out.
 
 use std::hint::black_box;
 
@@ -17,7 +18,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.next().ok_or("usage: decode_loop CLIP.acl.sjson [POSES]")?;
     let poses: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(100_000);
     let raw = acl_text::read_clip(&std::fs::read_to_string(&path)?, "clip")?;
-    let out = compress(&raw, &Settings { include_metadata: false, ..Settings::default() })?;
+    // OSSA_KEEP_EVERY_FRAME=1 stores every sample (to weigh key-frame removal).
+    let remove_key_frames = std::env::var("OSSA_KEEP_EVERY_FRAME").is_err();
+    let out = compress(&raw, &Settings { include_metadata: false, remove_key_frames, ..Settings::default() })?;
     let clip = Clip::from_bytes(&out.bytes)?;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];

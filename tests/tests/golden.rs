@@ -45,6 +45,7 @@ fn golden() -> Vec<Golden> {
         plain("blink", Settings::default()),
         plain("cycle", Settings::default()),
         plain("wave_additive", Settings::default()),
+        plain("glide", Settings::default()),
         plain(
             "stride",
             Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() },
@@ -249,6 +250,7 @@ fn the_golden_files_cover_the_edges() {
     let mut rates = std::collections::BTreeSet::new();
     let (mut single_segment_animated, mut other_length, mut wrap_across_segments) = (false, false, false);
     let (mut full_root_motion_block, mut additive1_default_scale) = (false, false);
+    let (mut hole_after_stored, mut run_of_holes) = (false, false);
     for Golden { name, .. } in golden() {
         let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
         let clip = Clip::from_bytes_verified(&bytes).unwrap();
@@ -272,6 +274,12 @@ fn the_golden_files_cover_the_edges() {
             let data = u32::from_le_bytes(bytes[entry..entry + 4].try_into().unwrap()) as usize;
             let rates_at = data + format::frame_directory_len(animated);
             rates.extend(bytes[rates_at..rates_at + animated].iter().map(|&rate| (rate, segments > 1)));
+            // Key frames left out: a single one between two stored, and a run of them.
+            let present = u32::from_le_bytes(bytes[entry + 8..entry + 12].try_into().unwrap());
+            let n = format::segment_span(s as u32, clip.sample_count(), clip.segment_len()).1;
+            let holes = !present & ((1u64 << n) - 1) as u32;
+            hole_after_stored |= (1..n - 1).any(|j| holes >> j & 1 == 1 && present >> (j - 1) & 7 == 0b101);
+            run_of_holes |= (holes & holes >> 1 & holes >> 2) != 0;
         }
     }
     // Rate 0 counts only where segment ranges exist (it then reads `lo + 256·hi`).
@@ -283,6 +291,8 @@ fn the_golden_files_cover_the_edges() {
     assert!(wrap_across_segments, "no wrapping loop whose last interval crosses from the last segment to the first");
     assert!(full_root_motion_block, "no root-motion block with a chain, a kept end and an in-place transform");
     assert!(additive1_default_scale, "no additive1 clip with a default scale");
+    assert!(hole_after_stored, "no key frame left out between two stored ones");
+    assert!(run_of_holes, "no run of three key frames left out");
 }
 
 /// The scalar track list golden file (`weights`): the encoder reproduces it byte for

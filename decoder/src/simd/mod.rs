@@ -124,7 +124,11 @@ pub(crate) trait Lanes: Copy {
                 _ => 0.0,
             }
         };
-        let run = |from: usize| Self::from_bits([h(from), h(from.wrapping_add(1)), h(from.wrapping_add(2)), h(from.wrapping_add(3))].map(f32::to_bits));
+        let run = |from: usize| {
+            Self::from_bits(
+                [h(from), h(from.wrapping_add(1)), h(from.wrapping_add(2)), h(from.wrapping_add(3))].map(f32::to_bits),
+            )
+        };
         (run(0), run(C))
     }
     /// Rows become columns: four `x, y, z, w` vectors become the vector of their

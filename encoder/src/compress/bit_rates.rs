@@ -27,6 +27,8 @@ pub struct SegmentResult {
     /// A bone still above the target although every sub-track on its chain is raw:
     /// a constant or default sub-track on that chain must be promoted.
     pub stuck_bone: Option<usize>,
+    /// The key frames stored (bit `i`: segment sample `i`).
+    pub kept: u32,
 }
 
 struct Segment<'a> {
@@ -36,6 +38,8 @@ struct Segment<'a> {
     count: usize,
     ranged: bool,
     target: f64,
+    /// The key frames stored.
+    kept: u32,
     rungs: Vec<usize>,
     codes: Vec<Option<SegmentCode>>,
     local: Vec<LocalValues>,
@@ -51,7 +55,8 @@ struct Segment<'a> {
     chain: Vec<usize>,
 }
 
-/// Searches the bit rates of samples `start..start + count`.
+/// Searches the bit rates of samples `start..start + count`, of which those of
+/// `kept` are stored (the others interpolated).
 pub fn optimize_segment(
     reference: &Reference,
     tracks: &[SubTrack],
@@ -59,6 +64,7 @@ pub fn optimize_segment(
     count: usize,
     ranged: bool,
     target: f64,
+    kept: u32,
 ) -> SegmentResult {
     let bones = reference.bone_count;
     let mut seg = Segment {
@@ -68,6 +74,7 @@ pub fn optimize_segment(
         count,
         ranged,
         target,
+        kept,
         rungs: vec![0; tracks.len()],
         codes: vec![None; tracks.len()],
         local: Vec::with_capacity(count * bones),
@@ -79,7 +86,7 @@ pub fn optimize_segment(
     seg.initial_rates();
     seg.build_pose();
     let stuck_bone = seg.repair();
-    SegmentResult { codes: seg.codes, stuck_bone }
+    SegmentResult { codes: seg.codes, stuck_bone, kept }
 }
 
 impl Segment<'_> {
@@ -96,7 +103,9 @@ impl Segment<'_> {
     }
 
     fn code_at(&self, t: usize, rung: usize) -> SegmentCode {
-        self.tracks[t].encode(self.reference, self.start, self.count, LADDER[rung], self.ranged)
+        let mut code = self.tracks[t].encode(self.reference, self.start, self.count, LADDER[rung], self.ranged);
+        code.kept = self.kept;
+        code
     }
 
     /// Step 1: the lowest rung at which each sub-track alone is within the target.

@@ -12,6 +12,7 @@ pub mod bit_rates;
 pub mod classify;
 pub mod grid;
 pub mod hierarchy;
+pub mod key_frames;
 pub mod reference;
 pub mod root_motion;
 pub mod scalar;
@@ -54,6 +55,9 @@ pub struct Settings {
     /// root-motion queries. A loop whose pose closes in place then wraps under
     /// [`LoopSetting::Auto`] even when its root travels, its last sample kept.
     pub extract_root_motion: bool,
+    /// Leave out key frames that interpolation between the stored ones around them
+    /// reproduces within the bound (default); `false` stores every sample.
+    pub remove_key_frames: bool,
 }
 
 impl Default for Settings {
@@ -65,6 +69,7 @@ impl Default for Settings {
             looping: LoopSetting::Auto,
             root_motion_bone: None,
             extract_root_motion: false,
+            remove_key_frames: true,
         }
     }
 }
@@ -231,6 +236,9 @@ fn ulp(x: f32) -> f32 {
 /// Safety margin under the precision for the search, so that rounding in the final
 /// decode does not push a bone over.
 const TARGET_MARGIN: f64 = 0.999;
+/// Share of a segment's target that leaving key frames out may use (the rest is left
+/// for quantisation).
+const KEY_FRAME_BUDGET: f64 = 0.5;
 /// How much a segment's target tightens when its decoded error is still too high.
 const TIGHTEN: f64 = 0.8;
 /// Rounds of tightening before giving up (reached only when `f32` itself cannot hold
@@ -313,7 +321,12 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             .into_par_iter()
             .map(|i| {
                 let (start, count) = spans[i];
-                (i, bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i]))
+                let budget = if settings.remove_key_frames { targets[i] * KEY_FRAME_BUDGET } else { 0.0 };
+                let kept = key_frames::choose(&reference, &tracks, start, count, budget);
+                if std::env::var("OSSA_DEBUG_KEYS").is_ok() {
+                    eprintln!("segment {i}: {count} samples, kept {:032b}", kept);
+                }
+                (i, bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i], kept))
             })
             .collect();
         for (i, result) in searched {
@@ -333,7 +346,8 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         // Every segment has its result here.
         let codes: Vec<&[Option<sub_track::SegmentCode>]> =
             results.iter().map(|r| r.as_ref().map_or(&[][..], |r| &r.codes[..])).collect();
-        let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &grids, &codes, metadata)?)?;
+        let kept: Vec<u32> = results.iter().map(|r| r.as_ref().map_or(u32::MAX, |r| r.kept)).collect();
+        let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &grids, &codes, &kept, metadata)?)?;
         // The dropped last sample of a loop that closes is held to the bound like the
         // others; of a forced wrap whose ends differ, it is only reported.
         let errors = measure(&bytes, &reference, precision, closes).map_err(|e| match e {

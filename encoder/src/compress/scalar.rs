@@ -186,7 +186,7 @@ fn write(
     pad(&mut out);
     let segments: Vec<Vec<(u32, &SegmentCode)>> =
         codes.iter().map(|s| s.iter().map(|(n, code)| (*n, code)).collect()).collect();
-    let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &segments);
+    let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &segments, &[]);
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),

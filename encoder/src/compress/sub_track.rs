@@ -3,7 +3,7 @@
 //! segment.
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind, MAX_SEGMENT_LEN, RAW_BITS};
-use ossa_decoder::interpolation::normalize_rotation;
+use ossa_decoder::interpolation::{interpolate_rotation, interpolate_vector, normalize_rotation, weight_between};
 use ossa_decoder::quantization::{decode_component, decode_components, rotation_from_components};
 use ossa_decoder::Additive;
 
@@ -57,8 +57,21 @@ pub struct SegmentCode {
     /// Segment range bytes `(min, extent)` per component (or the 16-bit constant for
     /// bit rate 0).
     pub range_bytes: [(u8, u8); 4],
-    /// Stored integers per segment sample and component.
+    /// Stored integers per segment sample and component (those of samples left out
+    /// are computed but not written).
     pub values: Vec<[u32; 4]>,
+    /// Bit `i`: segment sample `i` is a stored key frame; the others decode by
+    /// interpolation between the stored ones around them ([`super::key_frames`]).
+    pub kept: u32,
+}
+
+/// The key-frame set of a segment of `count` samples that keeps every one.
+pub fn all_kept(count: usize) -> u32 {
+    if count >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << count) - 1
+    }
 }
 
 /// The value a default sub-track decodes to: identity rotation, zero translation,
@@ -164,11 +177,25 @@ impl SubTrack {
         encode_samples(samples, self.components as usize, self.clip_min, self.clip_extent, bits, ranged)
     }
 
-    /// The decoded local value at segment sample `i` of `code`.
+    /// The decoded local value at segment sample `i` of `code`: a stored key frame's,
+    /// or, for a sample left out, the decoder's interpolation between the stored key
+    /// frames around it.
     pub fn decode(&self, code: &SegmentCode, i: usize, ranged: bool) -> Lane4 {
         let segment = ranged.then_some(code.range_bytes);
         // Components past the stored ones have zero values and ranges: they decode to 0.
-        self.to_local(decode_components(code.bits, code.values[i], segment, self.clip_min, self.clip_extent))
+        let stored = |k: usize| decode_components(code.bits, code.values[k], segment, self.clip_min, self.clip_extent);
+        if code.kept >> i & 1 != 0 {
+            return self.to_local(stored(i));
+        }
+        let (lo, hi) = super::key_frames::around(code.kept, i);
+        let alpha = weight_between((i - lo) as u32, (hi - lo) as u32, 0.0);
+        match self.kind {
+            SubTrackKind::Rotation => {
+                let q = interpolate_rotation(stored(lo), stored(hi), self.components, alpha);
+                [q.x, q.y, q.z, q.w]
+            }
+            _ => interpolate_vector(stored(lo), stored(hi), alpha),
+        }
     }
 }
 
@@ -192,7 +219,7 @@ pub fn encode_samples(
                 v[c] = s[c].to_bits();
             }
         }
-        return SegmentCode { bits, range_bytes, values };
+        return SegmentCode { bits, range_bytes, values, kept: all_kept(count) };
     }
     let normalized = |v: f32, c: usize| -> f64 {
         let (min, extent) = (clip_min[c], clip_extent[c]);
@@ -218,7 +245,7 @@ pub fn encode_samples(
         }
     }
     if bits == 0 {
-        return SegmentCode { bits, range_bytes, values };
+        return SegmentCode { bits, range_bytes, values, kept: all_kept(count) };
     }
     let segment = ranged.then_some(range_bytes);
     let max_q = (1u32 << bits) - 1;
@@ -252,7 +279,7 @@ pub fn encode_samples(
             v[c] = if closer { other[c] } else { guess[c] };
         }
     }
-    SegmentCode { bits, range_bytes, values }
+    SegmentCode { bits, range_bytes, values, kept: all_kept(count) }
 }
 
 /// The form a value is stored in: rotations flipped to `w >= 0` (so that a dropped

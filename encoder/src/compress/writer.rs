@@ -51,6 +51,7 @@ pub fn write(
     tracks: &[SubTrack],
     grids: &Grids,
     segments: &[&[Option<SegmentCode>]],
+    kept: &[u32],
     metadata: Option<(&RawClip, f32)>,
 ) -> Result<Vec<u8>, OutOfMemory> {
     let bones = tracks.len() / 3;
@@ -162,7 +163,7 @@ pub fn write(
                 .collect()
         })
         .collect();
-    let segments_offset = write_segments(&mut out, shape.sample_count, shape.segment_len, &segment_codes);
+    let segments_offset = write_segments(&mut out, shape.sample_count, shape.segment_len, &segment_codes, kept);
 
     let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
     if let Some((clip, precision)) = metadata {
@@ -295,6 +296,7 @@ pub fn write_segments(
     sample_count: u32,
     segment_len: u8,
     segments: &[Vec<(u32, &SegmentCode)>],
+    kept: &[u32],
 ) -> usize {
     let segments_offset = out.len();
     out.resize(out.len() + segments.len() * format::SEGMENT_ENTRY_SIZE, 0);
@@ -323,8 +325,10 @@ pub fn write_segments(
             }
         }
         let frame_bits: u32 = animated_codes.iter().map(|(c, code)| u32::from(code.bits) * c).sum();
+        let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
+        let present = kept.get(index).copied().unwrap_or(full_mask) & full_mask;
         let mut bits = BitWriter::default();
-        for i in 0..samples as usize {
+        for i in (0..samples as usize).filter(|&i| present >> i & 1 != 0) {
             for (components, code) in animated_codes {
                 if code.bits == 0 {
                     continue;
@@ -335,11 +339,10 @@ pub fn write_segments(
             }
         }
         out.extend_from_slice(&bits.finish());
-        let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
         entries.push(SegmentEntry {
             data_offset: U32::new(data_offset as u32),
             frame_bits: U32::new(frame_bits),
-            frames_present: U32::new(full_mask),
+            frames_present: U32::new(present),
         });
         if index + 1 == segments.len() {
             out.resize(out.len() + BIT_READ_SLACK, 0);

@@ -125,7 +125,7 @@ fn decompress_streams_whatever_the_sample_count() {
         sample_rate: 30.0,
         segment_len: DEFAULT_SEGMENT_LEN,
     };
-    let bytes = write(&shape, &tracks, &Default::default(), &segments, None).unwrap();
+    let bytes = write(&shape, &tracks, &Default::default(), &segments, &[], None).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let packed = dir.path().join("still.ossa");
     fs::write(&packed, &bytes).unwrap();

@@ -57,6 +57,12 @@ pub enum Misreading {
     ConstantGridsNotSkipped,
     /// (3.0) A clip range's second integers read as its maximum, not its extent.
     RangeSecondAsMaximum,
+    /// (3.0) Key frames left out ignored: every frame read as if stored, local frame
+    /// `j` as stored frame `j`.
+    HolesIgnored,
+    /// (3.0) A left-out sample's weight taken between its neighbouring samples, not
+    /// between the stored frames around it (the stored frames found, but `α` kept).
+    HoleWeightKept,
     /// (3.0) A quantised rotation component decoded symmetrically about 0, as
     /// `(q − 32767.5) / 32767.5`, rather than as `q · fl(2 / 65535) + (−1)`.
     RotationSymmetric,
@@ -64,7 +70,7 @@ pub enum Misreading {
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 18] = [
+    pub const ALL: [Misreading; 20] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -83,6 +89,8 @@ impl Misreading {
         Misreading::ConstantGridsNotSkipped,
         Misreading::RangeSecondAsMaximum,
         Misreading::RotationSymmetric,
+        Misreading::HolesIgnored,
+        Misreading::HoleWeightKept,
     ];
 }
 
@@ -262,6 +270,26 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         k0 = k1;
         alpha = 0.0;
     }
+    // Key frames left out (decoding.md, Seeking, step 5).
+    let mut k1 = k1;
+    if misreading != Misreading::HolesIgnored {
+        let s = (k0 / segment_len).min(segments - 1);
+        let j = k0 - s * segment_len;
+        let p = u32_at(b, table + 12 * s + 8);
+        let bit = |n: usize| n < 32 && (p >> n) & 1 == 1;
+        let after = if j >= 31 { 0 } else { p & !((1u32 << (j + 1)) - 1) };
+        let unchanged = (bit(j) && (alpha == 0.0 || bit(j + 1))) || after == 0 || (bit(j) && alpha == 0.0);
+        if !unchanged {
+            let before = p & (((1u64 << (j + 1)) - 1) as u32);
+            let lo = 31 - before.leading_zeros() as usize;
+            let hi = after.trailing_zeros() as usize;
+            if misreading != Misreading::HoleWeightKept {
+                alpha = ((j - lo) as f32 + alpha) / (hi - lo) as f32;
+            }
+            k0 = s * segment_len + lo;
+            k1 = s * segment_len + hi;
+        }
+    }
 
     // One component of animated sub-track `i` at sample `k` (segments.md, decoding.md).
     let component = |i: usize, m: usize, k: usize| -> f32 {
@@ -270,7 +298,11 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         let entry = table + 12 * segment;
         let (data, frame_bits, present) =
             (u32_at(b, entry) as usize, u32_at(b, entry + 4) as usize, u32_at(b, entry + 8));
-        let stored_k = (present & ((1u32 << local) - 1)).count_ones() as usize;
+        let stored_k = if misreading == Misreading::HolesIgnored {
+            local
+        } else {
+            (present & ((1u32 << local) - 1)).count_ones() as usize
+        };
         let f_entries = animated_count.div_ceil(256).saturating_sub(1);
         let rates = data + 4 * f_entries;
         let bits = u8_at(b, rates + i);

@@ -58,6 +58,12 @@ pub enum Command {
         /// travels, its last sample kept.
         #[arg(long)]
         extract_root_motion: bool,
+        /// Store every sample as a key frame. By default a segment leaves out the
+        /// samples that interpolation between the stored frames around them
+        /// reproduces within the precision (the bound holds at every sample either
+        /// way; seeking then finds the stored frames with two bit scans).
+        #[arg(long)]
+        keep_every_frame: bool,
         /// Print one JSON object instead of a summary line.
         #[arg(long)]
         json: bool,

@@ -92,6 +92,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             looping,
             root_motion_bone,
             extract_root_motion,
+            keep_every_frame,
             json,
         } => {
             let settings = ossa_encoder::Settings {
@@ -101,6 +102,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 looping: looping.into(),
                 root_motion_bone,
                 extract_root_motion,
+                remove_key_frames: !keep_every_frame,
             };
             commands::compress::run(&input, &output, &settings, json, &limit)
         }

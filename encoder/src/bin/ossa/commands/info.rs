@@ -52,6 +52,7 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "segments": clip.segment_count(),
             "segment_len": clip.segment_len(),
             "animated_sub_tracks": clip.animated_sub_tracks(),
+            "key_frames_stored": clip.stored_key_frames(),
             "flags": flags,
             "checksum": format!("{:08x}", clip.checksum()),
             "bytes": super::bytes::json(&layout),
@@ -89,6 +90,14 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
         let name = root_name.map(|n| format!(" ({n:?})")).unwrap_or_default();
         let how = if how.is_empty() { String::new() } else { format!(", {}", how.join(", ")) };
         say(format!("  root motion bone {b}{name}{how}"))?;
+    }
+    let stored = clip.stored_key_frames();
+    if stored < clip.sample_count() {
+        say(format!(
+            "  key frames  {stored} of {} stored; the other {} are interpolated",
+            clip.sample_count(),
+            clip.sample_count() - stored
+        ))?;
     }
     say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;
     say("  where the bytes go")?;

@@ -1,0 +1,136 @@
+//! Key-frame removal (seed 003, whole key frames): a segment leaves out the samples
+//! that interpolation between the stored frames around them reproduces within an
+//! error budget for every bone in object space. One search then finds the two keys of
+//! every sub-track (the decoder's two bit scans, `decoding.md`), and the bit-rate
+//! search sees the interpolated values, so the bound holds at every sample.
+//!
+//! The choice is greedy, as seed 002 ranks frames for streaming: each step removes
+//! the frame whose removal (with those already removed) causes the smallest error,
+//! until the smallest is above the budget. A segment keeps its first and last frame,
+//! so a segment never depends on another's frames.
+
+use ossa_decoder::format::{SubTrackClass, SubTrackKind};
+use ossa_decoder::interpolation::{interpolate_rotation, interpolate_vector, weight_between};
+
+use super::reference::{LocalValues, Reference};
+use super::sub_track::{all_kept, SubTrack};
+use crate::error_metric::Affine;
+
+/// The stored frames around left-out sample `i` of a segment whose stored frames are
+/// `kept` (bit 0 and the last sample's always set): the last before it, the first
+/// after it.
+pub fn around(kept: u32, i: usize) -> (usize, usize) {
+    let below = kept & ((1u32 << i) - 1);
+    let above = kept & !((2u32 << i).wrapping_sub(1));
+    (31 - below.leading_zeros() as usize, above.trailing_zeros() as usize)
+}
+
+/// The key frames to store of the segment of `count` samples from `start`: every
+/// frame whose removal keeps every bone within `budget` of the reference at every
+/// sample, chosen greedily (the cheapest removal first). `tracks` decides which
+/// sub-tracks vary (the others decode the same at every sample).
+pub fn choose(reference: &Reference, tracks: &[SubTrack], start: usize, count: usize, budget: f64) -> u32 {
+    let mut kept = all_kept(count);
+    if count < 3 || budget <= 0.0 {
+        return kept;
+    }
+    let animated: Vec<usize> = (0..tracks.len()).filter(|&t| tracks[t].class == SubTrackClass::Animated).collect();
+    if animated.is_empty() {
+        // Nothing varies: every interior frame goes.
+        return 1 | 1 << (count - 1);
+    }
+    let mut scratch = Scratch::default();
+    loop {
+        let mut best: Option<(f64, usize)> = None;
+        for f in 1..count - 1 {
+            if kept >> f & 1 == 0 {
+                continue;
+            }
+            let trial = kept & !(1 << f);
+            // Only the samples between the frames around `f` change.
+            let (lo, hi) = around(trial, f);
+            let limit = best.map_or(budget, |(e, _)| e.min(budget));
+            let error = gap_error(reference, tracks, &animated, start, trial, lo, hi, limit, &mut scratch);
+            if error <= limit && best.is_none_or(|(e, _)| error < e) {
+                best = Some((error, f));
+            }
+        }
+        match best {
+            Some((_, f)) => kept &= !(1 << f),
+            None => return kept,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    local: Vec<LocalValues>,
+    object: Vec<Affine>,
+}
+
+/// The largest error of any bone at the samples strictly between stored frames `lo`
+/// and `hi` when they are interpolated from the reference's values at `lo` and `hi`
+/// (stopping early once above `limit`).
+#[allow(clippy::too_many_arguments)]
+fn gap_error(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    animated: &[usize],
+    start: usize,
+    kept: u32,
+    lo: usize,
+    hi: usize,
+    limit: f64,
+    scratch: &mut Scratch,
+) -> f64 {
+    let bones = reference.bone_count;
+    let mut worst = 0.0f64;
+    for i in lo + 1..hi {
+        debug_assert!(kept >> i & 1 == 0);
+        let alpha = weight_between((i - lo) as u32, (hi - lo) as u32, 0.0);
+        let s = start + i;
+        scratch.local.clear();
+        scratch.local.extend_from_slice(&reference.local[reference.at(s, 0)..reference.at(s, 0) + bones]);
+        for &t in animated {
+            let track = &tracks[t];
+            let stored = |k: usize| track.stored(reference, start + k);
+            let value = match track.kind {
+                SubTrackKind::Rotation => {
+                    let q = interpolate_rotation(stored(lo), stored(hi), track.components, alpha);
+                    [q.x, q.y, q.z, q.w]
+                }
+                _ => interpolate_vector(stored(lo), stored(hi), alpha),
+            };
+            scratch.local[track.bone].parts[track.part()] = value;
+        }
+        scratch.object.clear();
+        for b in 0..bones {
+            let l = reference.affine_of(s, b, &scratch.local[b]);
+            let o = match reference.parent(b) {
+                Some(p) => scratch.object[p].then(&l),
+                None => l,
+            };
+            scratch.object.push(o);
+            worst = worst.max(reference.error(s, b, &o));
+            if worst > limit {
+                return worst;
+            }
+        }
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::around;
+
+    #[test]
+    fn around_finds_the_stored_neighbours() {
+        let kept = 0b1000_1001u32;
+        assert_eq!(around(kept, 1), (0, 3));
+        assert_eq!(around(kept, 2), (0, 3));
+        assert_eq!(around(kept, 4), (3, 7));
+        assert_eq!(around(kept, 6), (3, 7));
+        assert_eq!(around(!(1 << 30), 30), (29, 31));
+    }
+}
