@@ -54,6 +54,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut variants = vec![
             ("meta", Settings::default()),
             ("stripped", Settings { include_metadata: false, ..Settings::default() }),
+            // Key frames left out beyond the bound: segments with holes.
+            ("frames", Settings { strip_frames: 0.5, ..Settings::default() }),
         ];
         if raw.sample_count > 1 && raw.bones.len() > 1 {
             variants.push((

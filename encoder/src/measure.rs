@@ -45,7 +45,7 @@ pub struct ErrorStats {
     pub within_precision: f64,
     /// The bone and sample of the largest error.
     pub worst: Option<(usize, usize)>,
-    /// Largest error in each segment.
+    /// Largest error in each segment (at the samples held to the bound).
     pub segment_max: Vec<f64>,
     /// For a wrapping loop, the largest error at its source's last sample, which is
     /// not stored and decodes as the first: how far the loop is from closing.
@@ -63,12 +63,15 @@ pub fn sample_time(i: usize, sample_rate: f32) -> f32 {
 /// stored: it decodes as the first) counts in the statistics like the others, as it
 /// does when the loop closes within the precision; otherwise (wrapping was forced on
 /// a clip whose ends differ) its error is only reported, in
-/// [`ErrorStats::loop_end_error`].
+/// [`ErrorStats::loop_end_error`]. Samples whose `stripped` flag is set (key frames
+/// stripped beyond the bound) count in every statistic but the segments' maxima,
+/// which the encoder holds to the bound.
 pub fn measure(
     bytes: &[u8],
     reference: &Reference,
     precision: f64,
     bound_loop_end: bool,
+    stripped: &[bool],
 ) -> Result<ErrorStats, MeasureError> {
     let clip = Clip::from_bytes(bytes)?;
     let bones = reference.bone_count;
@@ -124,7 +127,9 @@ pub fn measure(
                 stats.max_error = stats.max_error.max(e);
                 stats.worst = Some((b, s));
             }
-            stats.segment_max[segment] = stats.segment_max[segment].max(e);
+            if !stripped.get(s).copied().unwrap_or(false) {
+                stats.segment_max[segment] = stats.segment_max[segment].max(e);
+            }
             within += usize::from(e <= precision);
             all.push(e as f32);
         }

@@ -83,7 +83,12 @@ fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok((mut raw, precision)) = clip(&mut u) else { return };
     let Ok(looping) = looping(&mut u, &mut raw) else { return };
-    match compress(&raw, &Settings { precision, looping, ..Settings::default() }) {
+    // Key frames stripped beyond the bound one time in four (0 to 100 %).
+    let strip_frames = match u.ratio(1, 4) {
+        Ok(true) => f64::from(u.int_in_range(0..=100u8).unwrap_or(0)) / 100.0,
+        _ => 0.0,
+    };
+    match compress(&raw, &Settings { precision, looping, strip_frames, ..Settings::default() }) {
         Ok(out) => {
             let clip = ossa_decoder::Clip::from_bytes_verified(&out.bytes).expect("output validates");
             assert_eq!(clip.bone_count() as usize, raw.bones.len());
@@ -93,9 +98,15 @@ fuzz_target!(|data: &[u8]| {
             // A forced wrap holds the bound at the stored samples; `auto` wraps only a
             // loop that closes, and holds it at the dropped last sample too.
             let bound_end = looping != LoopSetting::Wrap;
-            let errors =
-                ossa_encoder::measure::measure(&out.bytes, &reference, precision, bound_end).expect("output decodes");
-            assert!(errors.max_error <= precision, "error {} above precision {precision}", errors.max_error);
+            // Stripped frames are beyond the bound: it holds at the others.
+            let errors = ossa_encoder::measure::measure(&out.bytes, &reference, precision, bound_end, &[])
+                .expect("output decodes");
+            if out.stripped_frames == 0 {
+                assert!(errors.max_error <= precision, "error {} above precision {precision}", errors.max_error);
+            } else {
+                let kept = out.errors.segment_max.iter().fold(0.0f64, |m, &e| m.max(e));
+                assert!(kept <= precision, "error {kept} above precision {precision} at the frames kept");
+            }
         }
         Err(CompressError::Internal(e)) => panic!("internal error: {e}"),
         Err(_) => {}

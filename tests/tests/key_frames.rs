@@ -172,3 +172,50 @@ fn frame_sets_without_their_ends_are_refused() {
         assert_eq!(e, Error::BadSegment(0), "{what}");
     }
 }
+
+/// `--strip-frames` (beyond the bound) strips the share asked for, least important
+/// first: the frames kept stay within the precision, and the error at the stripped
+/// ones is well below that of stripping every other frame, the indiscriminate way
+/// (seed 002), at the same share.
+#[test]
+fn stripping_removes_the_least_important_frames_first() {
+    let Some(dir) = common::shared_clips() else { return };
+    for name in ["81_18", "49_15"] {
+        let raw = common::load(&dir.join(format!("{name}.acl.sjson")));
+        let plain = compress(&raw, &lean()).unwrap();
+        let out = compress(&raw, &Settings { strip_frames: 0.5, ..lean() }).unwrap();
+        let clip = Clip::from_bytes(&out.bytes).unwrap();
+        let n = raw.sample_count;
+        assert_eq!(out.stripped_frames, n / 2, "{name}");
+        assert_eq!(clip.stored_key_frames() as usize, n - n / 2, "{name}");
+        let kept_error = out.errors.segment_max.iter().fold(0.0f64, |m, &e| m.max(e));
+        assert!(kept_error <= 0.01, "{name}: {kept_error} at the frames kept");
+        // The reported error is the decoder's, at every sample (independent metric).
+        let (error, ..) = common::max_error(&raw, &out.bytes);
+        assert!((error - out.errors.max_error).abs() <= 1e-3 * error, "{name}: {error} vs {}", out.errors.max_error);
+        assert!(out.compressed_bytes * 10 < plain.compressed_bytes * 7, "{name}: {} B", out.compressed_bytes);
+
+        // Every other frame left out, each rebuilt from its two neighbours.
+        let mut halved = raw.clone();
+        for track in &mut halved.tracks {
+            for s in (1..n - 1).step_by(2) {
+                let mid = |a: [f64; 3], b: [f64; 3]| [0, 1, 2].map(|i| (a[i] + b[i]) / 2.0);
+                let (q0, q1) = (track.rotations[s - 1], track.rotations[s + 1]);
+                let sign = if (0..4).map(|i| q0[i] * q1[i]).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+                track.rotations[s] = common::normalize([0, 1, 2, 3].map(|i| q0[i] + sign * q1[i]));
+                track.translations[s] = mid(track.translations[s - 1], track.translations[s + 1]);
+                track.scales[s] = mid(track.scales[s - 1], track.scales[s + 1]);
+            }
+        }
+        let every_other = (1..n - 1)
+            .step_by(2)
+            .flat_map(|s| common::pose_errors(&raw, &common::raw_pose(&raw, s), &common::raw_pose(&halved, s)))
+            .fold(0.0f64, f64::max);
+        assert!(error < every_other, "{name}: ranked {error} vs every other frame {every_other}");
+        println!(
+            "{name}: half the key frames stripped: {} B (all kept: {} B), max error {error:.4} (every other frame: \
+             {every_other:.4}), {kept_error:.5} at the frames kept",
+            out.compressed_bytes, plain.compressed_bytes
+        );
+    }
+}

@@ -40,6 +40,8 @@ struct Segment<'a> {
     target: f64,
     /// The key frames stored.
     kept: u32,
+    /// The samples held to the target (all but those `--strip-frames` removed).
+    bounded: u32,
     rungs: Vec<usize>,
     codes: Vec<Option<SegmentCode>>,
     local: Vec<LocalValues>,
@@ -56,7 +58,9 @@ struct Segment<'a> {
 }
 
 /// Searches the bit rates of samples `start..start + count`, of which those of
-/// `kept` are stored (the others interpolated).
+/// `kept` are stored (the others interpolated) and those of `bounded` held to the
+/// target.
+#[allow(clippy::too_many_arguments)]
 pub fn optimize_segment(
     reference: &Reference,
     tracks: &[SubTrack],
@@ -65,6 +69,7 @@ pub fn optimize_segment(
     ranged: bool,
     target: f64,
     kept: u32,
+    bounded: u32,
 ) -> SegmentResult {
     let bones = reference.bone_count;
     let mut seg = Segment {
@@ -75,6 +80,7 @@ pub fn optimize_segment(
         ranged,
         target,
         kept,
+        bounded,
         rungs: vec![0; tracks.len()],
         codes: vec![None; tracks.len()],
         local: Vec::with_capacity(count * bones),
@@ -123,7 +129,7 @@ impl Segment<'_> {
                 self.reference.standalone_error(
                     track.bone,
                     track.part(),
-                    self.start..self.start + self.count,
+                    (self.start..self.start + self.count).filter(|s| self.bounded >> (s - self.start) & 1 != 0),
                     self.target,
                     scratch,
                     |s| track.decode(code, s - self.start, self.ranged),
@@ -197,7 +203,9 @@ impl Segment<'_> {
 
     fn bone_error(&self, b: usize) -> f64 {
         let bones = self.reference.bone_count;
-        (0..self.count).fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
+        (0..self.count)
+            .filter(|&i| self.bounded >> i & 1 != 0)
+            .fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
     }
 
     /// Error of bone `b` if sub-track `t` of its ancestor (or itself) `a` used
@@ -209,7 +217,7 @@ impl Segment<'_> {
         let track = &self.tracks[t];
         let a = track.bone;
         let mut worst = 0.0f64;
-        for (i, below) in below.iter().enumerate() {
+        for (i, below) in below.iter().enumerate().filter(|&(i, _)| self.bounded >> i & 1 != 0) {
             let mut local = self.local[i * bones + a];
             local.parts[track.part()] = track.decode(code, i, self.ranged);
             let l = self.reference.affine_of(self.start + i, a, &local);

@@ -11,6 +11,7 @@
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 use ossa_decoder::interpolation::{interpolate_rotation, interpolate_vector, weight_between};
+use rayon::prelude::*;
 
 use super::reference::{LocalValues, Reference};
 use super::sub_track::{all_kept, SubTrack};
@@ -25,21 +26,60 @@ pub fn around(kept: u32, i: usize) -> (usize, usize) {
     (31 - below.leading_zeros() as usize, above.trailing_zeros() as usize)
 }
 
-/// The key frames to store of the segment of `count` samples from `start`: every
-/// frame whose removal keeps every bone within `budget` of the reference at every
-/// sample, chosen greedily (the cheapest removal first). `tracks` decides which
+/// The key frames to store of the segment of `count` samples from `start`, given the
+/// frames `stripped` beyond the bound (`--strip-frames`): every other frame whose
+/// removal keeps every bone within `budget` of the reference at every sample not
+/// stripped, chosen greedily (the cheapest removal first). `tracks` decides which
 /// sub-tracks vary (the others decode the same at every sample).
-pub fn choose(reference: &Reference, tracks: &[SubTrack], start: usize, count: usize, budget: f64) -> u32 {
-    let mut kept = all_kept(count);
+pub fn choose(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    start: usize,
+    count: usize,
+    budget: f64,
+    stripped: u32,
+) -> u32 {
+    let kept = all_kept(count) & !stripped;
     if count < 3 || budget <= 0.0 {
         return kept;
     }
+    let bounded = all_kept(count) & !stripped;
     let animated: Vec<usize> = (0..tracks.len()).filter(|&t| tracks[t].class == SubTrackClass::Animated).collect();
     if animated.is_empty() {
         // Nothing varies: every interior frame goes.
         return 1 | 1 << (count - 1);
     }
+    search(reference, tracks, &animated, start, count, kept, budget, bounded).0
+}
+
+/// The interior key frames of the segment of `count` samples from `start`, least
+/// important first, each with the error its removal causes (with those before it
+/// removed): the order `--strip-frames` strips them in (seed 002's ranking).
+pub fn ranking(reference: &Reference, tracks: &[SubTrack], start: usize, count: usize) -> Vec<(usize, f64)> {
+    if count < 3 {
+        return Vec::new();
+    }
+    let animated: Vec<usize> = (0..tracks.len()).filter(|&t| tracks[t].class == SubTrackClass::Animated).collect();
+    let all = all_kept(count);
+    search(reference, tracks, &animated, start, count, all, f64::INFINITY, all).1
+}
+
+/// The greedy removal both [`choose`] and [`ranking`] run: from `kept`, remove the
+/// frame whose removal causes the smallest error (at the `bounded` samples) while
+/// that error is at most `ceiling`; returns what is kept and the removals in order.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    animated: &[usize],
+    start: usize,
+    count: usize,
+    mut kept: u32,
+    ceiling: f64,
+    bounded: u32,
+) -> (u32, Vec<(usize, f64)>) {
     let mut scratch = Scratch::default();
+    let mut removed = Vec::new();
     loop {
         let mut best: Option<(f64, usize)> = None;
         for f in 1..count - 1 {
@@ -49,17 +89,43 @@ pub fn choose(reference: &Reference, tracks: &[SubTrack], start: usize, count: u
             let trial = kept & !(1 << f);
             // Only the samples between the frames around `f` change.
             let (lo, hi) = around(trial, f);
-            let limit = best.map_or(budget, |(e, _)| e.min(budget));
-            let error = gap_error(reference, tracks, &animated, start, trial, lo, hi, limit, &mut scratch);
+            let limit = best.map_or(ceiling, |(e, _)| e);
+            let error = gap_error(reference, tracks, animated, start, bounded, lo, hi, limit, &mut scratch);
             if error <= limit && best.is_none_or(|(e, _)| error < e) {
                 best = Some((error, f));
             }
         }
         match best {
-            Some((_, f)) => kept &= !(1 << f),
-            None => return kept,
+            Some((error, f)) => {
+                kept &= !(1 << f);
+                removed.push((f, error));
+            }
+            None => return (kept, removed),
         }
     }
+}
+
+/// Chooses the key frames `--strip-frames` removes: `fraction` of the clip's samples
+/// (at most every interior frame), the least important over all `segments` (first
+/// sample and count each) first. Returns the stripped frames of each segment.
+pub fn strip(reference: &Reference, tracks: &[SubTrack], segments: &[(usize, usize)], fraction: f64) -> Vec<u32> {
+    let rankings: Vec<Vec<(usize, f64)>> =
+        segments.par_iter().map(|&(start, count)| ranking(reference, tracks, start, count)).collect();
+    let total: usize = segments.iter().map(|&(_, n)| n).sum();
+    let mut left = ((fraction * total as f64).round() as usize).min(rankings.iter().map(Vec::len).sum());
+    let mut next = vec![0usize; rankings.len()];
+    let mut stripped = vec![0u32; segments.len()];
+    // The segments' orders merged: each step takes the cheapest next removal.
+    while left > 0 {
+        let pick = (0..rankings.len())
+            .filter(|&s| next[s] < rankings[s].len())
+            .min_by(|&a, &b| rankings[a][next[a]].1.total_cmp(&rankings[b][next[b]].1));
+        let Some(s) = pick else { break };
+        stripped[s] |= 1 << rankings[s][next[s]].0;
+        next[s] += 1;
+        left -= 1;
+    }
+    stripped
 }
 
 #[derive(Default)]
@@ -68,16 +134,16 @@ struct Scratch {
     object: Vec<Affine>,
 }
 
-/// The largest error of any bone at the samples strictly between stored frames `lo`
-/// and `hi` when they are interpolated from the reference's values at `lo` and `hi`
-/// (stopping early once above `limit`).
+/// The largest error of any bone at the `bounded` samples strictly between stored
+/// frames `lo` and `hi` when they are interpolated from the reference's values at
+/// `lo` and `hi` (stopping early once above `limit`).
 #[allow(clippy::too_many_arguments)]
 fn gap_error(
     reference: &Reference,
     tracks: &[SubTrack],
     animated: &[usize],
     start: usize,
-    kept: u32,
+    bounded: u32,
     lo: usize,
     hi: usize,
     limit: f64,
@@ -85,8 +151,7 @@ fn gap_error(
 ) -> f64 {
     let bones = reference.bone_count;
     let mut worst = 0.0f64;
-    for i in lo + 1..hi {
-        debug_assert!(kept >> i & 1 == 0);
+    for i in (lo + 1..hi).filter(|&i| bounded >> i & 1 != 0) {
         let alpha = weight_between((i - lo) as u32, (hi - lo) as u32, 0.0);
         let s = start + i;
         scratch.local.clear();

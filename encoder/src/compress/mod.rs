@@ -58,6 +58,12 @@ pub struct Settings {
     /// Leave out key frames that interpolation between the stored ones around them
     /// reproduces within the bound (default); `false` stores every sample.
     pub remove_key_frames: bool,
+    /// Lossy, beyond the bound: the share of the clip's samples (0 to 1) whose key
+    /// frames are left out whatever the error, the least important first (the error
+    /// their removal causes in object space; never a segment's first or last). The
+    /// bound then holds at the other samples; [`ErrorStats::max_error`] says what the
+    /// stripped ones reach. 0 (the default) strips nothing.
+    pub strip_frames: f64,
 }
 
 impl Default for Settings {
@@ -70,6 +76,7 @@ impl Default for Settings {
             root_motion_bone: None,
             extract_root_motion: false,
             remove_key_frames: true,
+            strip_frames: 0.0,
         }
     }
 }
@@ -104,6 +111,8 @@ pub struct Compressed {
     pub errors: ErrorStats,
     /// The looping mode written.
     pub looping: Looping,
+    /// Key frames stripped beyond the bound ([`Settings::strip_frames`]).
+    pub stripped_frames: usize,
 }
 
 /// Why a clip could not be compressed.
@@ -306,6 +315,18 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         segment_len,
     };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
+    // Key frames stripped beyond the bound, per segment, and per source sample.
+    let stripped = if settings.strip_frames > 0.0 {
+        key_frames::strip(&reference, &tracks, &spans, settings.strip_frames.min(1.0))
+    } else {
+        vec![0; spans.len()]
+    };
+    let stripped_samples: Vec<bool> = (0..clip.sample_count)
+        .map(|s| {
+            let segment = (s / usize::from(segment_len)).min(spans.len().saturating_sub(1));
+            spans.get(segment).is_some_and(|&(start, _)| s >= start && stripped[segment] >> (s - start) & 1 != 0)
+        })
+        .collect();
     let metadata = settings.include_metadata.then_some((clip, precision as f32));
 
     // Each segment's search result, kept until its target or the sub-tracks change:
@@ -322,11 +343,9 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             .map(|i| {
                 let (start, count) = spans[i];
                 let budget = if settings.remove_key_frames { targets[i] * KEY_FRAME_BUDGET } else { 0.0 };
-                let kept = key_frames::choose(&reference, &tracks, start, count, budget);
-                if std::env::var("OSSA_DEBUG_KEYS").is_ok() {
-                    eprintln!("segment {i}: {count} samples, kept {:032b}", kept);
-                }
-                (i, bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i], kept))
+                let kept = key_frames::choose(&reference, &tracks, start, count, budget, stripped[i]);
+                let bounded = sub_track::all_kept(count) & !stripped[i];
+                (i, bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i], kept, bounded))
             })
             .collect();
         for (i, result) in searched {
@@ -350,7 +369,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &grids, &codes, &kept, metadata)?)?;
         // The dropped last sample of a loop that closes is held to the bound like the
         // others; of a forced wrap whose ends differ, it is only reported.
-        let errors = measure(&bytes, &reference, precision, closes).map_err(|e| match e {
+        let errors = measure(&bytes, &reference, precision, closes, &stripped_samples).map_err(|e| match e {
             crate::measure::MeasureError::Decoder(e) => {
                 CompressError::Internal(format!("the decoder refused the encoder's output: {e}"))
             }
@@ -368,7 +387,8 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
             let layout =
                 ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
             let compressed_bytes = layout.compressed() as usize;
-            return Ok(Compressed { bytes, compressed_bytes, layout, errors, looping });
+            let stripped_frames = stripped_samples.iter().filter(|&&s| s).count();
+            return Ok(Compressed { bytes, compressed_bytes, layout, errors, looping, stripped_frames });
         }
         // Everything on the chain already raw and still above: tightening cannot help.
         if stuck.is_some() || round >= MAX_ROUNDS {

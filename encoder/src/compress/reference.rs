@@ -208,7 +208,7 @@ impl Reference {
         &self,
         bone: usize,
         part: usize,
-        samples: std::ops::Range<usize>,
+        samples: impl IntoIterator<Item = usize>,
         limit: f64,
         scratch: &mut Vec<Affine>,
         mut value: impl FnMut(usize) -> Lane4,

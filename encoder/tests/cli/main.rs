@@ -6,6 +6,7 @@ mod bytes;
 mod contract;
 mod conventions;
 mod input_mistakes;
+mod key_frames;
 mod looping;
 mod memory;
 mod newcomer;

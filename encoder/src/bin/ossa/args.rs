@@ -64,6 +64,13 @@ pub enum Command {
         /// way; seeking then finds the stored frames with two bit scans).
         #[arg(long)]
         keep_every_frame: bool,
+        /// Lossy, beyond the precision: leave out this share of the clip's key frames
+        /// (0 to 1, e.g. 0.5), the least important first (by the object-space error
+        /// their removal causes; never a segment's first or last). The precision then
+        /// holds at the frames kept; the summary reports the largest error, at the
+        /// stripped frames. Default: nothing stripped.
+        #[arg(long, value_name = "FRACTION", default_value_t = 0.0, value_parser = fraction, allow_negative_numbers = true)]
+        strip_frames: f64,
         /// Print one JSON object instead of a summary line.
         #[arg(long)]
         json: bool,
@@ -133,6 +140,15 @@ impl From<Loop> for ossa_encoder::LoopSetting {
 }
 
 /// A precision: a positive number that single precision can hold.
+fn fraction(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{text} is not a fraction from 0 to 1"))
+    }
+}
+
 fn precision(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number"))?;
     match ossa_encoder::compress::precision_problem(value) {

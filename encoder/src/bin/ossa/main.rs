@@ -93,6 +93,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             root_motion_bone,
             extract_root_motion,
             keep_every_frame,
+            strip_frames,
             json,
         } => {
             let settings = ossa_encoder::Settings {
@@ -103,6 +104,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 root_motion_bone,
                 extract_root_motion,
                 remove_key_frames: !keep_every_frame,
+                strip_frames,
             };
             commands::compress::run(&input, &output, &settings, json, &limit)
         }

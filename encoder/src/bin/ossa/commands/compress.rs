@@ -40,6 +40,8 @@ pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: 
 
     let raw = clip.raw_bytes();
     let ratio = raw as f64 / result.compressed_bytes as f64;
+    // The largest error at the samples held to the bound (all but stripped frames).
+    let kept_error = result.errors.segment_max.iter().fold(0.0f64, |m, &e| m.max(e));
     let line = if json {
         json!({
             "input": input.display().to_string(),
@@ -52,12 +54,22 @@ pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: 
             "precision": precision,
             "looping": result.looping.name(),
             "loop_end_error": result.errors.loop_end_error,
+            "stripped_frames": result.stripped_frames,
+            "max_error_kept": kept_error,
             "seconds": seconds,
         })
         .to_string()
     } else {
+        let stripped = if result.stripped_frames > 0 {
+            format!(
+                ", {} key frames stripped (max error {:.6} there, {:.6} at the frames kept)",
+                result.stripped_frames, result.errors.max_error, kept_error
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {}, {seconds:.3} s",
+            "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {}{stripped}, {seconds:.3} s",
             shown(&input),
             shown(output),
             result.compressed_bytes,
