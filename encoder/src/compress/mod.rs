@@ -265,19 +265,8 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         return Err(CompressError::BadSegmentLen(segment_len));
     }
     clip.check().map_err(CompressError::InvalidClip)?;
-    let mut reference = Reference::new(clip)?;
+    let reference = Reference::new(clip)?;
     let motion_bone = root_motion::motion_bone(clip, settings.root_motion_bone.as_deref())?;
-    // Root motion composes the motion bone's transform over any number of loops: an
-    // error in its chain's rotations, times the distance it travels, is what a game
-    // accumulates, and the clip's own poses do not show it. A travelling motion bone
-    // is held to the precision at that distance (its shell widened, which its
-    // ancestors' error bounds see too), at most where that asks for rotations finer
-    // than 8 ulps of 1, beyond what single precision holds.
-    let travel = motion_bone.map_or(0.0, |bone| root_motion::travel(&reference, bone));
-    let travel = travel.min(precision / (8.0 * f64::from(f32::EPSILON)));
-    if let Some(bone) = motion_bone.filter(|_| travel > precision) {
-        reference.widen_shell(bone, travel);
-    }
     let mut tracks = classify::classify(&reference, precision);
     let mut grids = grid::quantize_constants(&reference, &mut tracks, precision);
     grid::quantize_ranges(&mut tracks, &mut grids);

@@ -142,24 +142,6 @@ impl Reference {
         }
     }
 
-    /// Holds `bone` to the precision at `distance` from its origin too (its shell
-    /// distance becomes at least `distance`), and brings the reach bounds up to date.
-    /// Root motion composes the motion bone's transform over loops: its rotation
-    /// error, times the distance it travels, is what a game accumulates.
-    pub fn widen_shell(&mut self, bone: usize, distance: f64) {
-        if distance.is_nan() || distance <= self.shells[bone] {
-            return;
-        }
-        self.shells[bone] = distance;
-        let parents: Vec<Option<usize>> = (0..self.bone_count).map(|b| self.parent(b)).collect();
-        let bones = self.bone_count.max(1);
-        let shells = &self.shells;
-        self.reach
-            .par_chunks_mut(bones)
-            .zip(self.local_affine.par_chunks(bones))
-            .for_each(|(reach, local)| reach_of_sample(&parents, shells, local, reach));
-    }
-
     /// The value a default (not stored) sub-track of `kind` decodes to: identity
     /// rotation, zero translation, unit scale (zero in an additive1 clip, where the
     /// game adds 1).

@@ -33,17 +33,6 @@ pub fn motion_bone(clip: &RawClip, name: Option<&str>) -> Result<Option<usize>, 
     Ok(Some(bone))
 }
 
-/// The farthest `bone` gets from where it starts, in object space, over the clip.
-pub fn travel(reference: &Reference, bone: usize) -> f64 {
-    let start = reference.object[reference.at(0, bone)].t;
-    (0..reference.sample_count)
-        .map(|s| {
-            let t = reference.object[reference.at(s, bone)].t;
-            ((t[0] - start[0]).powi(2) + (t[1] - start[1]).powi(2) + (t[2] - start[2]).powi(2)).sqrt()
-        })
-        .fold(0.0f64, f64::max)
-}
-
 /// The ancestors of `bone`, outermost first.
 fn ancestors(clip: &RawClip, bone: usize) -> Vec<usize> {
     let mut chain = Vec::new();
