@@ -26,14 +26,32 @@ pub(crate) fn floats<V: Lanes, const C: usize>(b: &[u8]) -> V {
 
 /// The `C` (3 or 4) little-endian `u16` at byte `at` of `bytes` as `f32` lanes (lanes
 /// past `C` zero), with one 8-byte load that never reaches past them: for three, the
-/// load starts two bytes before `at` and shifts them out (a quantised value lies at
-/// least 64 bytes into a buffer, after the header). Zero if the load would leave
-/// `bytes`, which a validated clip never asks for.
+/// load starts two bytes before `at` and shifts them out (a section may start at
+/// offset 0 of a crafted buffer: then the six bytes are read alone). Zero if the
+/// integers are not inside `bytes`, which a validated clip never asks for.
 #[inline(always)]
 pub(crate) fn integers<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> V {
-    let start = if C == 4 { at } else { at.wrapping_sub(2) };
-    let word = bytes.get(start..).and_then(|b| b.first_chunk::<8>()).map_or(0, |w| u64::from_le_bytes(*w));
-    V::from_halves(if C == 4 { word } else { word >> 16 })
+    let load = |from: usize| bytes.get(from..).and_then(|b| b.first_chunk::<8>()).map(|w| u64::from_le_bytes(*w));
+    let word = if C == 4 {
+        load(at).unwrap_or(0)
+    } else {
+        match at.checked_sub(2).and_then(load) {
+            Some(word) => word >> 16,
+            None => six_bytes(bytes, at),
+        }
+    };
+    V::from_halves(word)
+}
+
+/// The six bytes at `at` (zero past the end), for [`integers`] at the very start of
+/// a buffer: never on a path a valid clip from the reference encoder takes.
+#[cold]
+#[inline(never)]
+fn six_bytes(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..).and_then(|b| b.first_chunk::<6>()) {
+        Some(&[a, b, c, d, e, f]) => u64::from_le_bytes([a, b, c, d, e, f, 0, 0]),
+        None => 0,
+    }
 }
 
 /// How the 16-bit integers of a list's constants or clip ranges decode (3.0,

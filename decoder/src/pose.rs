@@ -151,21 +151,46 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
         (false, false) => {
             let grid = Grid::<V>::of::<C>(clip.bytes, false, clip.start(list).constant_grid as usize);
             // Each value's three integers end an 8-byte load that starts two bytes
-            // before them (a quantised value is never in the first 64 bytes): the
-            // window runs from two bytes before the first to the end of the last.
-            let mut rest = clip.bytes.get(at.wrapping_sub(2)..at.wrapping_add(stored.len())).unwrap_or(&[]);
-            clip.lists.for_each_bone(bitset_index(false, list), |bone| {
-                match (rest.split_first_chunk::<8>(), out.get_mut(bone)) {
-                    (Some((word, _)), Some(t)) => {
-                        write::<V, L>(grid.apply(V::from_halves(u64::from_le_bytes(*word) >> 16)), t);
-                        rest = rest.get(C << 1..).unwrap_or(&[]);
-                        true
+            // before them: the window runs from two bytes before the first to the end
+            // of the last. (A crafted buffer may put the section at offset 0: then
+            // each value is read on its own.)
+            match at.checked_sub(2).and_then(|from| clip.bytes.get(from..at.wrapping_add(stored.len()))) {
+                Some(mut rest) => clip.lists.for_each_bone(bitset_index(false, list), |bone| {
+                    match (rest.split_first_chunk::<8>(), out.get_mut(bone)) {
+                        (Some((word, _)), Some(t)) => {
+                            write::<V, L>(grid.apply(V::from_halves(u64::from_le_bytes(*word) >> 16)), t);
+                            rest = rest.get(C << 1..).unwrap_or(&[]);
+                            true
+                        }
+                        _ => false,
                     }
-                    _ => false,
-                }
-            });
+                }),
+                None => constants_at_start::<V, L, C>(clip, at, &grid, out),
+            }
         }
     }
+}
+
+/// The quantised constants of list `L` of a crafted buffer whose constants start at
+/// offset 0 or 1, read one value at a time (never a reference encoder's layout).
+#[cold]
+#[inline(never)]
+fn constants_at_start<V: Lanes, const L: usize, const C: usize>(
+    clip: &Clip<'_>,
+    at: usize,
+    grid: &Grid<V>,
+    out: &mut [Transform],
+) {
+    let list = TrackList::from_index(L);
+    let mut next = at;
+    clip.lists.for_each_bone(bitset_index(false, list), |bone| match out.get_mut(bone) {
+        Some(t) => {
+            write::<V, L>(grid.apply(integers::<V, C>(clip.bytes, next)), t);
+            next = next.wrapping_add(C << 1);
+            true
+        }
+        None => false,
+    });
 }
 
 /// Finishes one constant rotation (`C` = 3: `w` rebuilt) and stores it in the next
@@ -322,19 +347,14 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         let rate0 = self.rates0.next().copied().unwrap_or(0);
         let rate1 = if SAME { rate0 } else { self.rates1.next().copied().unwrap_or(0) };
         // A sub-track's integers load in one 16-byte read.
-        let (min, extent) = match self.bytes.get(self.range_at..).and_then(|b| b.first_chunk::<16>()) {
-            Some(w) => {
-                // Lane 3 of a three-component range holds another integer: the grid's
-                // lane-3 step and base are 0.
-                let (lo, extent) = V::from_halves_pair::<C>(w);
-                (self.grid.apply(lo), self.grid.scale(extent))
-            }
+        let (lo, extent) = match self.bytes.get(self.range_at..).and_then(|b| b.first_chunk::<16>()) {
+            // Lane 3 of a three-component range holds another integer: the grid's
+            // lane-3 step and base are 0.
+            Some(w) => V::from_halves_pair::<C>(w),
             // The last sub-track of a buffer ending right after it.
-            None => (
-                self.grid.apply(integers::<V, C>(self.bytes, self.range_at)),
-                self.grid.scale(integers::<V, C>(self.bytes, self.range_at.wrapping_add(C << 1))),
-            ),
+            None => range_integers_at_end::<V, C>(self.bytes, self.range_at),
         };
+        let (min, extent) = (self.grid.apply(lo), self.grid.scale(extent));
         self.range_at = self.range_at.wrapping_add(C << 2);
         let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
         let prepared0 = Rate::<V>::new::<C>(rate0);
@@ -357,6 +377,14 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         }
         (v0, v1)
     }
+}
+
+/// A clip range's integers (minimums, extents) at `at` when fewer than 16 bytes
+/// follow them in the buffer.
+#[cold]
+#[inline(never)]
+fn range_integers_at_end<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> (V, V) {
+    (integers::<V, C>(bytes, at), integers::<V, C>(bytes, at.wrapping_add(C << 1)))
 }
 
 /// Stores a decoded value in the part of `t` list `L` names.
