@@ -337,6 +337,11 @@ impl<'a> Clip<'a> {
         self.start(list).animated_index
     }
 
+    /// Bytes of the constants section: its grids, then every list's values.
+    pub(crate) fn constants_len(&self) -> u64 {
+        ListStart::constants_len(&self.starts, &self.counts, self.header.raw_constants, self.constants_offset as u32)
+    }
+
     /// Are `list`'s constants stored as raw `f32` (rather than quantised)?
     #[inline]
     pub(crate) fn raw_constants(&self, list: TrackList) -> bool {
@@ -677,16 +682,15 @@ fn validate_root_motion(bytes: &[u8], bone_count: u32, looping: Looping) -> Resu
     Ok(())
 }
 
-/// Clip ranges: per animated sub-track, `components` minimums then `components`
-/// extents, all finite, extents non-negative.
 /// Is the [`format::Grid`] at `at` valid: bases finite, steps finite and at least 0,
 /// and the largest integer's value `65535 · step + base` finite (so every value of
 /// the grid is)?
 fn valid_grid(bytes: &[u8], at: u32) -> bool {
-    let at = at as usize;
-    (0..3usize).all(|m| {
-        let base = f32_at(bytes, at.saturating_add(m << 2)).unwrap_or(f32::NAN);
-        let step = f32_at(bytes, at.saturating_add(12 | (m << 2))).unwrap_or(f32::NAN);
+    let Some((grid, _)) = bytes.get(at as usize..).and_then(|b| format::Grid::read_from_prefix(b).ok()) else {
+        return false;
+    };
+    grid.base.iter().zip(&grid.step).all(|(base, step)| {
+        let (base, step) = (base.get(), step.get());
         base.is_finite() && step.is_finite() && step >= 0.0 && (QUANTIZED_MAX as f32 * step + base).is_finite()
     })
 }

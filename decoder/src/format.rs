@@ -185,15 +185,6 @@ pub const fn constant_size(list: TrackList, raw: bool) -> usize {
     size
 }
 
-/// Bytes of one clip range of `list`: `c` `u16` minimums, then `c` `u16` extents.
-#[inline]
-pub const fn clip_range_size(list: TrackList) -> usize {
-    // At most 4 · 4.
-    #[allow(clippy::arithmetic_side_effects)]
-    let size = list.components() as usize * 4;
-    size
-}
-
 /// Bit rates a segment may give an animated sub-track: 0 (constant within the
 /// segment), 1 to 24 (quantised) or 32 (raw `f32`).
 pub const MAX_QUANTIZED_BITS: u8 = 24;

@@ -3,7 +3,7 @@
 //! a validated [`Clip`]'s counts and segment table, in time linear in the segments.
 
 use crate::clip::Clip;
-use crate::format::{self, RootMotionBlock, TrackList, FLAG_ROOT_MOTION, HEADER_SIZE, SEGMENT_ENTRY_SIZE};
+use crate::format::{self, RootMotionBlock, FLAG_ROOT_MOTION, HEADER_SIZE, SEGMENT_ENTRY_SIZE};
 use zerocopy::FromBytes;
 
 /// Byte counts of the parts of a clip. Every byte of the buffer is in exactly one
@@ -71,12 +71,7 @@ impl Clip<'_> {
         } else {
             0
         };
-        // The constants section ends after the last list's values; the clip ranges
-        // hold their grids, then four bytes per animated component.
-        let last = TrackList::Scale;
-        let constants_end = self.start(last).constant_at.saturating_add(
-            self.count(false, last).saturating_mul(format::constant_size(last, self.raw_constants(last)) as u32),
-        );
+        // The clip ranges hold their grids, then four bytes per animated component.
         let range_grids = (self.ranges_offset as u32).saturating_sub(self.header.ranges_offset.get());
         let segments = self.segment_count;
         let ranges_per_segment = if segments > 1 { self.animated_components.saturating_mul(2) } else { 0 };
@@ -90,7 +85,7 @@ impl Clip<'_> {
             header: HEADER_SIZE as u32,
             root_motion,
             track_descriptions: format::track_section_len(self.bone_count as usize) as u32,
-            constants: constants_end.saturating_sub(self.constants_offset as u32),
+            constants: self.constants_len() as u32,
             clip_ranges: range_grids.saturating_add(self.animated_components.saturating_mul(4)),
             segment_headers: segments.saturating_mul(
                 (SEGMENT_ENTRY_SIZE as u32)

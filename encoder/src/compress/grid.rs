@@ -126,11 +126,10 @@ fn next_up(x: f32) -> f32 {
     }
 }
 
-/// The grids of a clip's quantised metadata and which constant lists are raw.
+/// The grids of a clip's quantised metadata (which constant lists are raw follows
+/// from the tracks: [`raw_lists`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Grids {
-    /// Bit `l`: list `l`'s constants are raw `f32` (header byte `raw_constants`).
-    pub raw_constants: u8,
     /// The stored grid of each quantised translation or scale constant list.
     pub constants: [Option<ListGrid>; 4],
     /// The stored grid of each translation or scale list with animated sub-tracks.
@@ -200,7 +199,6 @@ pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precis
             }
         }
     }
-    grids.raw_constants = raw_lists(tracks);
     grids
 }
 
@@ -242,7 +240,6 @@ pub fn unquantize_chain(reference: &Reference, tracks: &mut [SubTrack], grids: &
             }
         }
     }
-    grids.raw_constants = raw_lists(tracks);
     changed
 }
 

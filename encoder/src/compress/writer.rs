@@ -56,7 +56,8 @@ pub fn write(
 ) -> Result<Vec<u8>, OutOfMemory> {
     let bones = tracks.len() / 3;
     let bound = size_bound(shape, tracks, segments, metadata);
-    let raw = |list: TrackList| grids.raw_constants & (1 << list as u8) != 0;
+    let raw_constants = super::grid::raw_lists(tracks);
+    let raw = |list: TrackList| raw_constants & (1 << list as u8) != 0;
     let mut out = memory::with_capacity(bound, "the compressed clip")?;
     out.resize(HEADER_SIZE, 0);
     if let Some(root) = &shape.root_motion {
@@ -190,7 +191,7 @@ pub fn write(
         kind: KIND_TRANSFORMS,
         additive: shape.additive.to_byte(),
         segment_len: shape.segment_len,
-        raw_constants: grids.raw_constants & format::RAW_CONSTANTS_MASK,
+        raw_constants: raw_constants & format::RAW_CONSTANTS_MASK,
         bone_count: U32::new(bones as u32),
         sample_count: U32::new(shape.sample_count),
         sample_rate: F32::new(shape.sample_rate),
