@@ -18,7 +18,7 @@ use crate::transform::Transform;
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
 #[inline(always)]
-pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, bone: usize) -> Transform {
+pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, bone: usize) -> Transform {
     let mut t = Transform::IDENTITY;
     let lists = &clip.lists;
     let has = |animated: bool, list: TrackList| lists.contains(bitset_index(animated, list), bone);
@@ -76,7 +76,7 @@ fn constant<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usi
 #[inline(always)]
 fn animated<V: Lanes, const L: usize, const C: usize>(
     clip: &Clip<'_>,
-    keys: &[Key; 2],
+    keys: &[Key<'_>; 2],
     alpha: f32,
     bone: usize,
     t: &mut Transform,
@@ -96,7 +96,7 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
 #[inline(always)]
 pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
     clip: &Clip<'_>,
-    keys: &[Key; 2],
+    keys: &[Key<'_>; 2],
     alpha: f32,
     bone: usize,
 ) -> (V, V) {
@@ -117,7 +117,7 @@ pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn animated_in<V: Lanes, const C: usize>(
     clip: &Clip<'_>,
-    keys: &[Key; 2],
+    keys: &[Key<'_>; 2],
     alpha: f32,
     list: TrackList,
     index: u32,
@@ -139,20 +139,34 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     let (min, extent) = clip_range::<V, C>(clip, list, range);
     let ranged = clip.segment_count > 1;
     // What a key's segment says of the sub-track: its bit rate and segment range.
-    let locate = |key: &Key| {
+    let locate = |key: &Key<'_>| {
         let rate = Rate::<V>::new::<C>(bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0));
         let segment_range = ranged
             .then(|| SegmentRange::<V>::from_bytes::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
         (rate, segment_range)
     };
     let (rate, segment_range) = locate(key0);
-    let v0 = key_value::<V, C>(bytes, &rate, key0.frame_bit.wrapping_add(offset0), segment_range.as_ref(), min, extent);
+    let v0 = key_value::<V, C>(
+        key0.samples,
+        &rate,
+        key0.frame_bit.wrapping_add(offset0),
+        segment_range.as_ref(),
+        min,
+        extent,
+    );
     let v1 = if alpha == 0.0 {
         v0
     } else {
         // Both keys in one segment (most poses) share all of it.
         let (rate, segment_range) = if key1.rates == key0.rates { (rate, segment_range) } else { locate(key1) };
-        key_value::<V, C>(bytes, &rate, key1.frame_bit.wrapping_add(offset1), segment_range.as_ref(), min, extent)
+        key_value::<V, C>(
+            key1.samples,
+            &rate,
+            key1.frame_bit.wrapping_add(offset1),
+            segment_range.as_ref(),
+            min,
+            extent,
+        )
     };
     (v0, v1)
 }
@@ -196,7 +210,7 @@ pub(crate) fn four_component_span(clip: &Clip<'_>, index: usize) -> (usize, usiz
 /// a frame-directory entry plus the bits of at most [`FRAME_BLOCK`] − 1 sub-tracks
 /// before it (`span4`: [`four_component_span`]).
 #[inline(always)]
-pub(crate) fn frame_offset_in(clip: &Clip<'_>, key: &Key, index: usize, span4: (usize, usize)) -> u64 {
+pub(crate) fn frame_offset_in(clip: &Clip<'_>, key: &Key<'_>, index: usize, span4: (usize, usize)) -> u64 {
     let bytes = clip.bytes;
     let block = index / FRAME_BLOCK;
     let start = block.wrapping_mul(FRAME_BLOCK);

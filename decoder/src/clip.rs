@@ -249,6 +249,13 @@ impl<'a> Clip<'a> {
             *work = work.saturating_add(1);
             validate_root_motion(bytes, bone_count, looping)?;
         }
+        if flags & format::FLAG_DATABASE != 0 {
+            *work = work.saturating_add(1);
+            let reference = clip.database_reference_block().ok_or(Error::OutOfBounds(Section::ClipReference))?;
+            if reference.reserved.get() != 0 {
+                return Err(Error::NonZeroReserved(Section::ClipReference));
+            }
+        }
 
         let (meta_offset, meta_size) = (header.metadata_offset.get(), header.metadata_size.get());
         if flags & FLAG_HAS_METADATA != 0 {
@@ -458,9 +465,36 @@ impl<'a> Clip<'a> {
         (0..self.segment_count).fold(0u32, |sum, s| sum.saturating_add(self.segment(s).2.count_ones()))
     }
 
+    /// The key frames segment `segment` stores (bit `j`: local key frame `j`), `None`
+    /// past the last segment.
+    pub fn segment_key_frames(&self, segment: u32) -> Option<u32> {
+        (segment < self.segment_count).then(|| self.segment(segment).2)
+    }
+
     /// The optional metadata (names, parents, shell distances, bind pose).
     pub fn metadata(&self) -> Option<Metadata<'a>> {
         self.metadata
+    }
+
+    /// The streaming database the clip belongs to (3.1): its id and the clip's index
+    /// in it; `None` for a clip compressed on its own.
+    pub fn database_reference(&self) -> Option<(u64, u32)> {
+        self.database_reference_block().map(|r| (r.database_id.get(), r.clip_index.get()))
+    }
+
+    /// The [`format::database::ClipReference`] after the header and the root-motion
+    /// block, when the header has [`format::FLAG_DATABASE`] and it lies in the buffer.
+    fn database_reference_block(&self) -> Option<format::database::ClipReference> {
+        let flags = self.header.flags.get();
+        if flags & format::FLAG_DATABASE == 0 {
+            return None;
+        }
+        let mut at = HEADER_SIZE;
+        if flags & format::FLAG_ROOT_MOTION != 0 {
+            let (block, _) = format::RootMotionBlock::read_from_prefix(self.bytes.get(HEADER_SIZE..)?).ok()?;
+            at = at.saturating_add(format::root_motion_len(block.options.get(), block.chain_len.get()));
+        }
+        format::database::ClipReference::read_from_prefix(self.bytes.get(at..)?).ok().map(|(r, _)| r)
     }
 }
 

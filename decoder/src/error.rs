@@ -21,6 +21,16 @@ pub enum Section {
     Metadata,
     /// The root-motion block after the header.
     RootMotion,
+    /// The database reference after the header and root-motion block (3.1).
+    ClipReference,
+    /// A database index's header or the placement of its tables.
+    DatabaseIndex,
+    /// One entry of a database's clip table.
+    DatabaseClip(u32),
+    /// One entry of a database's chunk table (medium chunks first, then low).
+    DatabaseChunk(u32),
+    /// One entry of a database's segment table.
+    DatabaseSegment(u32),
 }
 
 impl fmt::Display for Section {
@@ -34,6 +44,11 @@ impl fmt::Display for Section {
             Section::Segment(i) => write!(f, "segment {i}"),
             Section::Metadata => f.write_str("metadata"),
             Section::RootMotion => f.write_str("root-motion block"),
+            Section::ClipReference => f.write_str("database reference"),
+            Section::DatabaseIndex => f.write_str("database index"),
+            Section::DatabaseClip(i) => write!(f, "database clip {i}"),
+            Section::DatabaseChunk(i) => write!(f, "database chunk {i}"),
+            Section::DatabaseSegment(i) => write!(f, "database segment entry {i}"),
         }
     }
 }
@@ -145,6 +160,86 @@ pub enum Error {
         /// Bones in the clip.
         bone_count: u32,
     },
+    /// The first four bytes of a database index are not `OSDB`.
+    NotADatabase,
+    /// A database format version this decoder does not read.
+    UnsupportedDatabaseVersion {
+        /// Major version found.
+        major: u16,
+        /// Minor version found.
+        minor: u16,
+    },
+    /// The clip cannot be bound to the database: why.
+    NotInDatabase(Mismatch),
+    /// What a database's tiers hold of a clip's segment contradicts the clip: a key
+    /// frame in a tier that the clip stores, or past the segment's end, or its last
+    /// frame, or tier data that does not fit its chunk.
+    BadTierFrames {
+        /// The clip's segment.
+        segment: u32,
+    },
+    /// No chunk of that index in that tier of the database.
+    NoSuchChunk {
+        /// The tier (0 medium, 1 low).
+        tier: u8,
+        /// The chunk asked for.
+        chunk: u32,
+    },
+    /// The bytes given for a chunk are fewer than the database says it holds.
+    ChunkTooShort {
+        /// The tier (0 medium, 1 low).
+        tier: u8,
+        /// The chunk.
+        chunk: u32,
+        /// Its size in the database.
+        needed: u32,
+        /// Bytes given.
+        available: u64,
+    },
+    /// The bytes given for a chunk do not have its checksum.
+    ChunkChecksumMismatch {
+        /// The tier (0 medium, 1 low).
+        tier: u8,
+        /// The chunk.
+        chunk: u32,
+    },
+    /// The database has more chunks than a [`crate::Residency`] has room for.
+    TooManyChunks {
+        /// Chunks over both tiers.
+        chunks: u32,
+        /// The residency's capacity.
+        capacity: u32,
+    },
+    /// A [`crate::Binding`] or [`crate::Residency`] used with a clip or database other
+    /// than its own.
+    OtherClipOrDatabase,
+}
+
+/// Why a clip is not part of a database ([`Error::NotInDatabase`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The clip has no database reference (it was compressed on its own).
+    NoReference,
+    /// The clip names another database (its id is not this one's).
+    OtherDatabase,
+    /// The clip's index is past the database's clip count.
+    IndexOutOfRange,
+    /// The clip's checksum or segment count differs from the database's record: one
+    /// of the two was rebuilt without the other.
+    Rebuilt,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mismatch::NoReference => "the clip has no database reference (it was compressed on its own)",
+            Mismatch::OtherDatabase => "the clip belongs to another database",
+            Mismatch::IndexOutOfRange => "the clip's index is past the database's clip count",
+            Mismatch::Rebuilt => {
+                "the clip differs from the database's record of it (one was rebuilt without the other)"
+            }
+        })
+    }
 }
 
 impl fmt::Display for Error {
@@ -198,6 +293,35 @@ impl fmt::Display for Error {
             Error::OutputTooSmall { len, bone_count } => {
                 write!(f, "output holds {len} transforms, clip has {bone_count} bones")
             }
+            Error::NotADatabase => f.write_str("not an ossa database (bad magic)"),
+            Error::UnsupportedDatabaseVersion { major, minor } => write!(
+                f,
+                "unsupported database version {major}.{minor} (this decoder reads {}.0 to {}.{})",
+                crate::format::database::DATABASE_VERSION_MAJOR,
+                crate::format::database::DATABASE_VERSION_MAJOR,
+                crate::format::database::DATABASE_VERSION_MINOR
+            ),
+            Error::NotInDatabase(why) => write!(f, "clip not in this database: {why}"),
+            Error::BadTierFrames { segment } => {
+                write!(f, "segment {segment}: the database's tiers contradict the clip's key frames")
+            }
+            Error::NoSuchChunk { tier, chunk } => {
+                write!(f, "the {} tier has no chunk {chunk}", crate::format::database::tier_name(tier as usize))
+            }
+            Error::ChunkTooShort { tier, chunk, needed, available } => write!(
+                f,
+                "{} chunk {chunk}: {available} bytes given, the database says it holds {needed}",
+                crate::format::database::tier_name(tier as usize)
+            ),
+            Error::ChunkChecksumMismatch { tier, chunk } => write!(
+                f,
+                "{} chunk {chunk} is corrupted: its checksum differs from the database's",
+                crate::format::database::tier_name(tier as usize)
+            ),
+            Error::TooManyChunks { chunks, capacity } => {
+                write!(f, "the database has {chunks} chunks, the residency has room for {capacity}")
+            }
+            Error::OtherClipOrDatabase => f.write_str("binding or residency of another clip or database"),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Rotation normalisation and interpolation as the decoder does them, for the
 //! encoder (which measures its error on the decoder's exact values): the decoder's
-//! own lane-wise arithmetic ([`crate::decode::finish_rotations`], [`crate::decode::lerp`])
+//! own lane-wise arithmetic (`decode::finish_rotations`, `decode::lerp`)
 //! on the portable scalar backend, not a second implementation.
 
 use glam::Quat;

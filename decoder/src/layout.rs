@@ -10,7 +10,7 @@ use zerocopy::FromBytes;
 /// part: the parts add up to [`Layout::total`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Layout {
-    /// The fixed header.
+    /// The fixed header, and a database clip's 16-byte database reference.
     pub header: u32,
     /// The root-motion block (0 without one).
     pub root_motion: u32,
@@ -82,7 +82,11 @@ impl Clip<'_> {
             samples = samples.saturating_add(bits.div_ceil(8) as u32);
         }
         let mut layout = Layout {
-            header: HEADER_SIZE as u32,
+            header: if self.header.flags.get() & format::FLAG_DATABASE != 0 {
+                (HEADER_SIZE + format::database::CLIP_REFERENCE_SIZE) as u32
+            } else {
+                HEADER_SIZE as u32
+            },
             root_motion,
             track_descriptions: format::track_section_len(self.bone_count as usize) as u32,
             constants: self.constants_len() as u32,

@@ -27,7 +27,9 @@
 //! reads the bone bit sets; `sampler` seeks and is the public entry; `pose` decodes a
 //! whole pose list by list, `bone` one bone by rank; `decode` is the per-value
 //! arithmetic, written once over the per-target vectors of `simd`;
-//! `metadata` reads the optional tool-only section.
+//! `metadata` reads the optional tool-only section; `database` validates a streaming
+//! database's index and binds its clips, `residency` holds which of its chunks are in
+//! memory, and [`Sampler::seek_streamed`] samples with them (format-spec/database.md).
 #![no_std]
 // `unsafe` only in the SIMD backends (`simd/sse2.rs`, `simd/neon.rs`), which allow it
 // for their intrinsics, each block with a `SAFETY:` argument.
@@ -54,6 +56,7 @@ mod additive;
 mod bone;
 mod bytes;
 mod clip;
+mod database;
 mod decode;
 mod error;
 pub mod format;
@@ -62,6 +65,7 @@ mod layout;
 mod metadata;
 mod pose;
 pub mod quantization;
+mod residency;
 mod root_motion;
 mod sampler;
 mod scalar;
@@ -72,10 +76,12 @@ mod transform;
 
 pub use additive::Additive;
 pub use clip::Clip;
-pub use error::{Error, Section};
+pub use database::{chunk_checksum, Binding, Chunk, Database, DatabaseClip, Tier, TierFrames};
+pub use error::{Error, Mismatch, Section};
 pub use glam;
 pub use layout::Layout;
 pub use metadata::{BoneInfo, BoneIter, Metadata};
+pub use residency::{Residency, Slot};
 pub use root_motion::Displacement;
 pub use sampler::{Rounding, Sampler};
 pub use scalar::{ScalarClip, ScalarSampler, ScalarType};

@@ -22,7 +22,7 @@ pub(crate) const SCALE: usize = TrackList::Scale as usize;
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
 /// `bone_count` long; a shorter slice is filled as far as it goes).
 #[inline(always)]
-pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
+pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
     // Both keys in one segment (every pose of a single-segment clip, and most of
     // the others): they share bit rates and segment ranges, read once.
     let same = keys[0].rates == keys[1].rates;
@@ -38,7 +38,7 @@ pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: 
 #[inline(always)]
 fn pose_with<V: Lanes, const RANGED: bool, const SAME: bool>(
     clip: &Clip<'_>,
-    keys: &[Key; 2],
+    keys: &[Key<'_>; 2],
     alpha: f32,
     out: &mut [Transform],
 ) {
@@ -227,7 +227,7 @@ fn constant_rotations<V: Lanes, const C: usize>(
 #[inline(always)]
 fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
     clip: &Clip<'_>,
-    keys: &[Key; 2],
+    keys: &[Key<'_>; 2],
     alpha: f32,
     bits: &mut [u64; 2],
     out: &mut [Transform],
@@ -280,6 +280,9 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
 /// and segment range.
 struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> {
     bytes: &'b [u8],
+    /// The bytes each key's samples are in (the clip's, or a database tier chunk's).
+    samples0: &'b [u8],
+    samples1: &'b [u8],
     /// Where the next sub-track's clip-range integers (`C` minimums, then `C`
     /// extents) are.
     range_at: usize,
@@ -301,7 +304,7 @@ struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: 
 
 impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListReader<'b, V, C, RANGED, SAME> {
     #[inline(always)]
-    fn new(clip: &Clip<'b>, list: TrackList, count: usize, keys: &[Key; 2], alpha: f32, bits: [u64; 2]) -> Self {
+    fn new(clip: &Clip<'b>, list: TrackList, count: usize, keys: &[Key<'b>; 2], alpha: f32, bits: [u64; 2]) -> Self {
         let bytes = clip.bytes;
         let [key0, key1] = keys;
         // Every span below is inside a section validation checked; nothing wraps.
@@ -312,6 +315,8 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
         ListReader {
             bytes,
+            samples0: key0.samples,
+            samples1: key1.samples,
             range_at: clip.ranges_offset.wrapping_add(before << 2),
             grid,
             rates0: span(bytes, key0.rates.wrapping_add(index), count).iter(),
@@ -358,14 +363,14 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
         self.range_at = self.range_at.wrapping_add(C << 2);
         let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
         let prepared0 = Rate::<V>::new::<C>(rate0);
-        let v0 = key_value::<V, C>(self.bytes, &prepared0, self.bit0, segment0.as_ref(), min, extent);
+        let v0 = key_value::<V, C>(self.samples0, &prepared0, self.bit0, segment0.as_ref(), min, extent);
         let v1 = if !self.interpolate {
             v0
         } else if SAME {
-            key_value::<V, C>(self.bytes, &prepared0, self.bit1, segment0.as_ref(), min, extent)
+            key_value::<V, C>(self.samples1, &prepared0, self.bit1, segment0.as_ref(), min, extent)
         } else {
             let segment1 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment1));
-            key_value::<V, C>(self.bytes, &Rate::new::<C>(rate1), self.bit1, segment1.as_ref(), min, extent)
+            key_value::<V, C>(self.samples1, &Rate::new::<C>(rate1), self.bit1, segment1.as_ref(), min, extent)
         };
         self.bit0 = self.bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
         self.bit1 = self.bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));

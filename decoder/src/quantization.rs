@@ -3,7 +3,7 @@
 //! The encoder measures the error of each candidate bit rate on the values the
 //! decoder will produce, so it needs them bit for bit. These functions are not a
 //! second implementation: they run the decoder's own lane-wise arithmetic
-//! ([`crate::decode`]) on the portable scalar backend, one value per lane, so a
+//! (the crate's `decode` module) on the portable scalar backend, one value per lane, so a
 //! change to the format's arithmetic changes both sides at once.
 
 use crate::decode::{dequantize, flat, rebuild_w, SegmentRange, MAXIMA};
@@ -76,7 +76,7 @@ pub fn decode_components(
 
 /// The value of a 16-bit quantised integer `q` (a 3.0 constant or clip-range
 /// component) on a grid of `step` and `base`: `q · step + base`, as the decoder's
-/// lanes compute it (the [`crate::decode::Grid`] arithmetic, one value per lane).
+/// lanes compute it (the `decode::Grid` arithmetic, one value per lane).
 #[inline]
 pub fn dequantize16(q: u16, step: f32, base: f32) -> f32 {
     let grid = crate::decode::Grid { step: F32x4::splat(step), base: F32x4::splat(base) };

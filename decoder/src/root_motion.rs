@@ -23,10 +23,13 @@ use zerocopy::little_endian::F32;
 use zerocopy::FromBytes;
 
 use crate::bytes::u32_at;
+use crate::database::Binding;
+use crate::error::Error;
 use crate::format::{
     root_chain_len, RootEnd, RootInPlace, RootMotionBlock, FLAG_ROOT_MOTION, HEADER_SIZE, MAX_ROOT_CHAIN,
     ROOT_END_STORED, ROOT_IN_PLACE,
 };
+use crate::residency::{Residency, Slot};
 use crate::sampler::{Position, Sampler};
 use crate::simd::scalar::F32x4;
 use crate::simd::{Lanes, Native};
@@ -166,16 +169,36 @@ impl<'a> Clip<'a> {
     /// towards that sample (where poses run back to the first) and the duration is that
     /// sample, so the motion never jumps back. The identity for a clip without bones.
     pub fn root_transform(&self, time: f32) -> Transform {
-        let local = self.root_local(time);
+        self.root_transform_placed(time, &alone)
+    }
+
+    /// [`Clip::root_transform`] of a clip of a streaming database, from its key frames
+    /// and those of the tiers `residency` holds (as [`Sampler::seek_streamed`] samples
+    /// them), so that the motion matches the poses at any fidelity. Fails when
+    /// `binding` or `residency` is another clip's or database's.
+    pub fn root_transform_streamed<S: AsRef<[Slot<'a>]>>(
+        &self,
+        time: f32,
+        binding: &Binding<'_>,
+        residency: &Residency<'a, S>,
+    ) -> Result<Transform, Error> {
+        Ok(self.root_transform_placed(time, &streamed(self, binding, residency)?))
+    }
+
+    /// [`Clip::root_transform`] with `place` pointing a sampler at two keys.
+    fn root_transform_placed(&self, time: f32, place: &dyn Fn(&mut Sampler<'a>, u32, u32, f32)) -> Transform {
+        let local = self.root_local_placed(time, place);
         let Some(block) = self.root_block() else { return local };
         let position = Position::of(self, time);
         let mut sampler = Sampler::unplaced(*self);
-        sampler.place(position.k0, position.k1, position.fraction);
+        place(&mut sampler, position.k0, position.k1, position.fraction);
         // Outermost ancestor first: parent · child, down to the motion bone.
         let mut object: Option<Transform> = None;
         for entry in block.chain.chunks_exact(4) {
             let bone = u32_at(entry, 0).unwrap_or(0) as usize;
-            let t = bone::bone::<Native>(self, sampler.keys(), position.fraction, bone);
+            // The weight the keys were placed with (around key frames left out, not
+            // the position's fraction).
+            let t = bone::bone::<Native>(self, sampler.keys(), sampler.alpha(), bone);
             object = Some(match object {
                 Some(parent) => compose(&parent, &t),
                 None => t,
@@ -190,13 +213,29 @@ impl<'a> Clip<'a> {
     /// The root-motion bone's own (local) track at `time`, with a wrapping clip's
     /// kept last sample: see [`Clip::root_transform`].
     pub fn root_local(&self, time: f32) -> Transform {
+        self.root_local_placed(time, &alone)
+    }
+
+    /// [`Clip::root_local`] of a clip of a streaming database, with the tiers
+    /// `residency` holds ([`Clip::root_transform_streamed`]).
+    pub fn root_local_streamed<S: AsRef<[Slot<'a>]>>(
+        &self,
+        time: f32,
+        binding: &Binding<'_>,
+        residency: &Residency<'a, S>,
+    ) -> Result<Transform, Error> {
+        Ok(self.root_local_placed(time, &streamed(self, binding, residency)?))
+    }
+
+    /// [`Clip::root_local`] with `place` pointing a sampler at two keys.
+    fn root_local_placed(&self, time: f32, place: &dyn Fn(&mut Sampler<'a>, u32, u32, f32)) -> Transform {
         let Some(bone) = self.root_motion_bone() else { return Transform::IDENTITY };
         let bone = bone as usize;
         let position = Position::of(self, time);
         let decode = |k0: u32, k1: u32, alpha: f32| {
             let mut sampler = Sampler::unplaced(*self);
-            sampler.place(k0, k1, alpha);
-            bone::bone::<Native>(self, sampler.keys(), alpha, bone)
+            place(&mut sampler, k0, k1, alpha);
+            bone::bone::<Native>(self, sampler.keys(), sampler.alpha(), bone)
         };
         let at = decode(position.k0, position.k1, position.fraction);
         let Some(end) = self.root_block().and_then(|b| b.end) else { return at };
@@ -227,12 +266,47 @@ impl<'a> Clip<'a> {
     /// `previous`: `character = character · displacement` moves it. See the module
     /// documentation for the rule. Four single-bone decodes; no allocation.
     pub fn root_motion(&self, previous: f32, current: f32, wraps: i32) -> Displacement {
-        let u = |t: f32| Displacement::of(&self.root_transform(t));
+        self.displacement(previous, current, wraps, &|t| self.root_transform(t))
+    }
+
+    /// [`Clip::root_motion`] of a clip of a streaming database, with the tiers
+    /// `residency` holds ([`Clip::root_transform_streamed`]).
+    pub fn root_motion_streamed<S: AsRef<[Slot<'a>]>>(
+        &self,
+        previous: f32,
+        current: f32,
+        wraps: i32,
+        binding: &Binding<'_>,
+        residency: &Residency<'a, S>,
+    ) -> Result<Displacement, Error> {
+        let place = streamed(self, binding, residency)?;
+        Ok(self.displacement(previous, current, wraps, &|t| self.root_transform_placed(t, &place)))
+    }
+
+    /// The displacement rule of [`Clip::root_motion`] over the motion `u`.
+    fn displacement(&self, previous: f32, current: f32, wraps: i32, u: &dyn Fn(f32) -> Transform) -> Displacement {
+        let u = |t: f32| Displacement::of(&u(t));
         let start = u(0.0);
         let undo_start = start.inverse();
         let one_loop = u(self.duration()).then(undo_start);
         start.then(u(previous).inverse()).then(one_loop.powi(wraps)).then(u(current)).then(undo_start)
     }
+}
+
+/// Points a sampler at two keys of the clip alone.
+fn alone(sampler: &mut Sampler<'_>, k0: u32, k1: u32, alpha: f32) {
+    sampler.place(k0, k1, alpha);
+}
+
+/// Points a sampler at two keys with the tiers `residency` holds; refuses a binding
+/// or residency of another clip or database.
+fn streamed<'a, 'r, S: AsRef<[Slot<'a>]>>(
+    clip: &Clip<'_>,
+    binding: &'r Binding<'r>,
+    residency: &'r Residency<'a, S>,
+) -> Result<impl Fn(&mut Sampler<'a>, u32, u32, f32) + 'r, Error> {
+    binding.check(clip, residency.database_id())?;
+    Ok(move |s: &mut Sampler<'a>, k0, k1, alpha| s.place_streamed(k0, k1, alpha, binding, residency))
 }
 
 fn lanes(v: [f32; 4]) -> F32x4 {

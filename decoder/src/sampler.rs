@@ -9,9 +9,12 @@
 
 use crate::bone;
 use crate::clip::Clip;
+use crate::database::Binding;
 use crate::error::Error;
+use crate::format::database::{TIER_LOW, TIER_MEDIUM};
 use crate::format::Looping;
 use crate::pose::pose;
+use crate::residency::{Residency, Slot};
 use crate::simd::{self, Native};
 use crate::subset::{self, Subset};
 use crate::transform::Transform;
@@ -38,14 +41,17 @@ pub enum Rounding {
 
 /// One of the two key frames being interpolated: where its segment's parts are.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Key {
+pub(crate) struct Key<'a> {
+    /// The bytes holding its samples: the clip's, or a resident chunk of a database
+    /// tier ([`Sampler::seek_streamed`]).
+    pub samples: &'a [u8],
     /// Offset of the segment's frame directory.
     pub directory: usize,
     /// Offset of the segment's bit rates.
     pub rates: usize,
     /// Offset of the segment's range bytes (unused with a single segment).
     pub segment_ranges: usize,
-    /// Bit offset, from the buffer start, of this key frame's first sample bit.
+    /// Bit offset, from the start of `samples`, of this key frame's first sample bit.
     pub frame_bit: u64,
 }
 
@@ -121,6 +127,14 @@ fn kept_keys(clip: &Clip<'_>, segment: u32, present: u32, k0: u32, k1: u32, alph
 /// [`kept_keys`] when a key frame is missing.
 #[inline(never)]
 fn between_kept(start: u32, local: u32, present: u32, k0: u32, k1: u32, alpha: f32) -> (u32, u32, f32) {
+    between(start, local, present, k0, k1, alpha)
+}
+
+/// The nearest stored frames around local frame `local` of the segment starting at
+/// sample `start` whose stored frames are `present`, and the weight between them
+/// ([`kept_keys`] when a key frame is missing).
+#[inline(always)]
+fn between(start: u32, local: u32, present: u32, k0: u32, k1: u32, alpha: f32) -> (u32, u32, f32) {
     // Frames `0 ..= local` and the frames after `local`.
     let upto = u32::MAX >> (31u32.wrapping_sub(local) & 31);
     let (before, after) = (present & upto, present & !upto);
@@ -139,14 +153,14 @@ fn between_kept(start: u32, local: u32, present: u32, k0: u32, k1: u32, alpha: f
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 416 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// Size: 448 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
 /// is 344 (the validated header, section offsets and where each list starts, so
 /// nothing is re-read, re-checked or re-summed per call); it lives on the caller's
 /// stack and allocates nothing.
 #[derive(Clone, Copy, Debug)]
 pub struct Sampler<'a> {
     clip: Clip<'a>,
-    keys: [Key; 2],
+    keys: [Key<'a>; 2],
     alpha: f32,
 }
 
@@ -164,7 +178,7 @@ impl<'a> Sampler<'a> {
     }
 
     /// The two keys being interpolated.
-    pub(crate) fn keys(&self) -> &[Key; 2] {
+    pub(crate) fn keys(&self) -> &[Key<'a>; 2] {
         &self.keys
     }
 
@@ -191,6 +205,40 @@ impl<'a> Sampler<'a> {
     /// the last interval, and decodes the first sample at exactly the duration (and,
     /// clamped, past it): the sample its source repeated there.
     pub fn seek(&mut self, time: f32, rounding: Rounding) {
+        let (k0, k1, alpha) = self.position(time, rounding);
+        self.place(k0, k1, alpha);
+    }
+
+    /// Like [`Sampler::seek`], for a clip of a streaming database: key frames that
+    /// `binding` places in a tier chunk that `residency` holds are sampled as if the
+    /// clip stored them, the others are interpolated as the clip alone would be. The
+    /// nearest key frames are found over the clip and the resident tiers with the same
+    /// two bit scans, at a cost that does not grow with the clip.
+    ///
+    /// Fails (leaving the sampler where it was) when `binding` was made for another
+    /// clip or `residency` belongs to another database.
+    pub fn seek_streamed<S: AsRef<[Slot<'a>]>>(
+        &mut self,
+        time: f32,
+        rounding: Rounding,
+        binding: &Binding<'_>,
+        residency: &Residency<'a, S>,
+    ) -> Result<(), Error> {
+        binding.check(&self.clip, residency.database_id())?;
+        let (k0, k1, alpha) = self.position(time, rounding);
+        if residency.is_empty() {
+            // Nothing streamed in (or everything streamed out): the clip alone.
+            self.place(k0, k1, alpha);
+        } else {
+            self.place_streamed(k0, k1, alpha, binding, residency);
+        }
+        Ok(())
+    }
+
+    /// The stored keys and weight `seek` blends for `time` under `rounding`, before
+    /// key frames left out are accounted for.
+    #[inline(always)]
+    fn position(&self, time: f32, rounding: Rounding) -> (u32, u32, f32) {
         let Position { k0, k1, fraction, .. } = Position::of(&self.clip, time);
         let alpha = match rounding {
             Rounding::None => fraction,
@@ -212,7 +260,7 @@ impl<'a> Sampler<'a> {
         };
         // A weight of exactly 1 is the second key alone: decode it as the first.
         let (k0, alpha) = if alpha >= 1.0 { (k1, 0.0) } else { (k0, alpha) };
-        self.place(k0, k1, alpha);
+        (k0, k1, alpha)
     }
 
     /// Points the sampler at stored keys `k0` and `k1` (below the sample count),
@@ -228,6 +276,100 @@ impl<'a> Sampler<'a> {
         // Both keys in one segment (most seeks): its table entry is read once.
         let entry1 = if segment1 == segment0 { entry0 } else { clip.segment(segment1) };
         self.keys = [self.key(k0, segment0, entry0), self.key(k1, segment1, entry1)];
+        self.prefetch();
+    }
+
+    /// [`Sampler::place`] with the key frames of `binding`'s tiers that `residency`
+    /// holds counted as stored. When the clip itself stores both keys (every seek of
+    /// a clip whose tiers took nothing near the time), the tiers are not looked at.
+    #[inline(always)]
+    pub(crate) fn place_streamed<S: AsRef<[Slot<'a>]>>(
+        &mut self,
+        k0: u32,
+        k1: u32,
+        alpha: f32,
+        binding: &Binding<'_>,
+        residency: &Residency<'a, S>,
+    ) {
+        let clip = &self.clip;
+        let segment0 = clip.segment_of(k0);
+        let entry0 = clip.segment(segment0);
+        let local = k0.wrapping_sub(segment0.wrapping_mul(u32::from(clip.segment_len))) & 31;
+        let here = entry0.2 >> local;
+        if here & 1 != 0 && (alpha == 0.0 || here & 2 != 0) {
+            self.alpha = alpha;
+            let key0 = self.key(k0, segment0, entry0);
+            // With a weight of 0 the second key is not read (and may lie in the next
+            // segment); otherwise it is `k0 + 1`, stored in this segment.
+            let key1 = if alpha == 0.0 { key0 } else { self.key(k1, segment0, entry0) };
+            self.keys = [key0, key1];
+            self.prefetch();
+        } else {
+            self.place_from_tiers(k0, k1, alpha, segment0, entry0, binding, residency);
+        }
+    }
+
+    /// [`Sampler::place_streamed`] when a key is not in the clip (or is the
+    /// segment's last frame): the key frames of the tiers resident join the clip's
+    /// before the two bit scans, and each key's samples are read from where it is.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn place_from_tiers<S: AsRef<[Slot<'a>]>>(
+        &mut self,
+        k0: u32,
+        k1: u32,
+        alpha: f32,
+        segment0: u32,
+        entry0: (usize, u32, u32),
+        binding: &Binding<'_>,
+        residency: &Residency<'a, S>,
+    ) {
+        let clip = &self.clip;
+        let start = segment0.wrapping_mul(u32::from(clip.segment_len));
+        // The tiers' key frames of the segment, counted where their chunk is resident.
+        let ([medium_held, low_held], [medium_at, low_at]) = binding.segment(segment0);
+        let (medium_chunk, medium_byte) = binding.locate(medium_at);
+        let (low_chunk, low_byte) = binding.locate(low_at);
+        let medium = if medium_held != 0 { residency.chunk(TIER_MEDIUM, medium_chunk) } else { None };
+        let low = if low_held != 0 { residency.chunk(TIER_LOW, low_chunk) } else { None };
+        let medium_held = if medium.is_some() { medium_held } else { 0 };
+        let low_held = if low.is_some() { low_held } else { 0 };
+        let (data_offset, frame_bits, clip_held) = entry0;
+        let present = clip_held | medium_held | low_held;
+        // Below 32: a segment holds at most 31 samples.
+        let local = k0.wrapping_sub(start) & 31;
+        let here = present >> local;
+        let (k0, k1, alpha) = if here & 1 != 0 && (alpha == 0.0 || here & 2 != 0) {
+            (k0, k1, alpha)
+        } else {
+            between(start, local, present, k0, k1, alpha)
+        };
+        self.alpha = alpha;
+        let directory = data_offset;
+        let rates = directory.wrapping_add(clip.frame_directory_len as usize);
+        let segment_ranges = rates.wrapping_add(clip.animated_count as usize);
+        let clip_bit = (data_offset as u64).wrapping_add(clip.segment_header_len()).wrapping_mul(8);
+        // Key frame `k` of the segment: in the clip, or in the tier that holds it; its
+        // place among that source's frames of the segment gives its first bit.
+        let key = |k: u32| {
+            let bit = 1u32 << (k.wrapping_sub(start) & 31);
+            let (samples, first_bit, held) = if clip_held & bit != 0 {
+                (clip.bytes, clip_bit, clip_held)
+            } else if medium_held & bit != 0 {
+                (medium.unwrap_or(&[]), (medium_byte as u64).wrapping_mul(8), medium_held)
+            } else {
+                (low.unwrap_or(&[]), (low_byte as u64).wrapping_mul(8), low_held)
+            };
+            let stored = (held & bit.wrapping_sub(1)).count_ones();
+            let frame_bit = first_bit.wrapping_add(u64::from(stored).wrapping_mul(u64::from(frame_bits)));
+            Key { samples, directory, rates, segment_ranges, frame_bit }
+        };
+        let key0 = key(k0);
+        // The second key is in the first one's segment, or is the first frame of the
+        // next segment (or of the clip, for a loop), which the clip always stores.
+        let segment1 = clip.segment_of(k1);
+        let key1 = if segment1 == segment0 { key(k1) } else { self.key(k1, segment1, clip.segment(segment1)) };
+        self.keys = [key0, key1];
         self.prefetch();
     }
 
@@ -249,22 +391,24 @@ impl<'a> Sampler<'a> {
         let [key0, key1] = &self.keys;
         lines(key0.directory, 2);
         for key in [key0, key1] {
-            lines((key.frame_bit >> 3) as usize, 2);
+            for i in 0..2usize {
+                simd::prefetch(key.samples, ((key.frame_bit >> 3) as usize).wrapping_add(i.wrapping_mul(LINE)));
+            }
         }
     }
 
     /// Where key frame `sample` of `segment` (table entry `entry`: data offset, bits
     /// per key frame, key frames present) is.
-    fn key(&self, sample: u32, segment: u32, entry: (usize, u32, u32)) -> Key {
+    #[inline(always)]
+    fn key(&self, sample: u32, segment: u32, entry: (usize, u32, u32)) -> Key<'a> {
         let clip = &self.clip;
         let (data_offset, frame_bits, present) = entry;
         // `sample` is at most sample_count − 1 and lies in `segment`: nothing wraps.
         let local = sample.saturating_sub(segment.wrapping_mul(u32::from(clip.segment_len)));
-        // The key frame's place among the segment's stored frames (all of them in
-        // version 2.0; later versions may leave holes).
+        // The key frame's place among the segment's stored frames.
         let below = (1u32 << (local & 31)).wrapping_sub(1);
-        // Every frame before it present (always in version 2.0): no population count,
-        // which is a long sequence on targets without a `popcnt` instruction.
+        // Every frame before it present (a segment without holes): no population
+        // count, which is a long sequence on targets without a `popcnt` instruction.
         let stored = if present & below == below { local & 31 } else { (present & below).count_ones() };
         let directory = data_offset;
         let rates = directory.wrapping_add(clip.frame_directory_len as usize);
@@ -272,7 +416,7 @@ impl<'a> Sampler<'a> {
         let samples_start = (data_offset as u64).wrapping_add(clip.segment_header_len());
         let frame_bit =
             samples_start.wrapping_mul(8).wrapping_add(u64::from(stored).wrapping_mul(u64::from(frame_bits)));
-        Key { directory, rates, segment_ranges, frame_bit }
+        Key { samples: clip.bytes, directory, rates, segment_ranges, frame_bit }
     }
 
     /// Decodes every bone into `out[..bone_count]`. A root-motion bone that plays in

@@ -317,7 +317,7 @@ impl<'a> ScalarClip<'a> {
 
     /// Where key frame `sample` is (as [`crate::Sampler`] finds it). Offsets lie in
     /// the validated buffer: the sums cannot overflow.
-    fn key(&self, sample: u32) -> Key {
+    fn key(&self, sample: u32) -> Key<'a> {
         let len = u32::from(self.header.segment_len);
         let segment = sample.checked_div(len).unwrap_or(0).min(self.segment_count().saturating_sub(1));
         let at = (self.header.segments_offset.get() as usize)
@@ -336,7 +336,7 @@ impl<'a> ScalarClip<'a> {
         let samples = (segment_ranges as u64).saturating_add(ranged);
         let frame_bit =
             samples.saturating_mul(8).saturating_add(u64::from(local).saturating_mul(u64::from(frame_bits)));
-        Key { directory: data, rates, segment_ranges, frame_bit }
+        Key { samples: self.bytes, directory: data, rates, segment_ranges, frame_bit }
     }
 }
 
@@ -344,7 +344,7 @@ impl<'a> ScalarClip<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct ScalarSampler<'a> {
     clip: ScalarClip<'a>,
-    keys: [Key; 2],
+    keys: [Key<'a>; 2],
     alpha: f32,
 }
 

@@ -126,7 +126,7 @@ impl<const N: usize> Subset<N> {
     /// Decodes the bones into `out[i]` for the `i`-th bone (checked by
     /// [`Subset::check`]).
     #[inline(always)]
-    pub(crate) fn decode<V: Lanes>(&self, clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, out: &mut [Transform]) {
+    pub(crate) fn decode<V: Lanes>(&self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
         for (entry, t) in self.entries.iter().zip(out.iter_mut()) {
             *t = entry.fixed;
             for part in entry.animated.iter().take(usize::from(entry.count)) {
@@ -172,7 +172,7 @@ pub(crate) fn check(bones: &[u32], bone_count: u32, out: &[Transform]) -> Result
 /// Decodes `bones` (checked by [`check`]) into `out[i]` for `bones[i]`, each as a
 /// single bone.
 #[inline(always)]
-pub(crate) fn decode<V: Lanes>(clip: &Clip<'_>, keys: &[Key; 2], alpha: f32, bones: &[u32], out: &mut [Transform]) {
+pub(crate) fn decode<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, bones: &[u32], out: &mut [Transform]) {
     for (&b, t) in bones.iter().zip(out.iter_mut()) {
         *t = bone::bone::<V>(clip, keys, alpha, b as usize);
     }

@@ -8,6 +8,8 @@
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+pub mod database;
+
 /// The four bytes every `.ossa` buffer starts with.
 pub const MAGIC: [u8; 4] = *b"OSSA";
 /// The major version this crate reads and writes. Other majors are refused.
@@ -16,7 +18,9 @@ pub const VERSION_MAJOR: u16 = 3;
 /// minor version may add data this decoder would silently ignore. 3.0 quantises
 /// constants and clip ranges and lets segments leave key frames out; it reads
 /// everything 2.1 defined (wrapping loops, root motion, additive clips, scalar lists).
-pub const VERSION_MINOR: u16 = 0;
+/// 3.1 adds [`FLAG_DATABASE`]: a clip whose left-out key frames a streaming database
+/// holds ([`database`]).
+pub const VERSION_MINOR: u16 = 1;
 
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
 /// a multiple of it, so clips packed back to back stay aligned.
@@ -50,11 +54,33 @@ pub const FLAG_LOOP_WRAP: u32 = 1 << 1;
 /// or a wrapping loop keeps the root's dropped last sample.
 pub const FLAG_ROOT_MOTION: u32 = 1 << 2;
 
+/// Header flag (3.1): a [`database::ClipReference`] follows the header and the
+/// root-motion block, if any: the clip belongs to a streaming database, which holds
+/// some of the key frames its segments leave out (`format-spec/database.md`).
+pub const FLAG_DATABASE: u32 = 1 << 3;
+
 /// The flags a decoder of minor version `minor` understands: a file may not use a
-/// flag its own version does not define (every 3.x defines these three).
+/// flag its own version does not define (every 3.x defines the first three, 3.1
+/// adds [`FLAG_DATABASE`]).
 #[inline]
-pub const fn known_flags(_minor: u16) -> u32 {
-    FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION
+pub const fn known_flags(minor: u16) -> u32 {
+    let all = FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION;
+    if minor >= 1 {
+        all | FLAG_DATABASE
+    } else {
+        all
+    }
+}
+
+/// The oldest minor version that defines every flag of `flags` (an encoder writes it,
+/// so that older decoders of the major version keep reading what they can).
+#[inline]
+pub const fn minor_for_flags(flags: u32) -> u16 {
+    if flags & FLAG_DATABASE != 0 {
+        1
+    } else {
+        0
+    }
 }
 
 /// How a clip's playback treats its ends (seed 000).
