@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use ossa_encoder::database::{build, DatabaseSettings};
 use ossa_encoder::{acl_text, compress, LoopSetting, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -23,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         found.sort();
         sources.extend(found);
     }
-    for target in ["decode", "decode_structured", "text", "encode"] {
+    for target in ["decode", "decode_structured", "text", "encode", "database"] {
         std::fs::create_dir_all(out.join(target))?;
     }
     let mut written = 0;
@@ -76,6 +77,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut structured = vec![0u8, 0u8];
             structured.extend_from_slice(&compressed.bytes);
             std::fs::write(out.join("decode_structured").join(format!("clip{i}_{variant}")), &structured)?;
+            written += 1;
+        }
+    }
+    // Streaming databases of the examples, small and large chunks: for each clip, the
+    // clip, the database, then operations binding every chunk and seeking.
+    let examples: Vec<(String, ossa_encoder::RawClip)> = ["wave", "glide", "cycle", "blink"]
+        .iter()
+        .filter_map(|n| {
+            let text = std::fs::read_to_string(root.join(format!("examples/{n}.acl.sjson"))).ok()?;
+            Some((n.to_string(), acl_text::read_clip(&text, n).ok()?))
+        })
+        .collect();
+    for shift in [8u8, 12] {
+        let settings = DatabaseSettings { chunk_shift: shift, medium: 0.3, low: 0.3, ..DatabaseSettings::default() };
+        let Ok(built) = build(&examples, &settings) else { continue };
+        for clip in &built.clips {
+            let mut seed = Vec::new();
+            seed.extend_from_slice(&(clip.bytes.len() as u32).to_le_bytes());
+            seed.extend_from_slice(&(built.file.len() as u32).to_le_bytes());
+            seed.extend_from_slice(&clip.bytes);
+            seed.extend_from_slice(&built.file);
+            for i in 0..8u8 {
+                seed.extend_from_slice(&[0, i % 2, i / 2, 0]);
+            }
+            for k in 0..8u8 {
+                seed.extend_from_slice(&[4 + k % 4, k, k * 32, 0]);
+            }
+            std::fs::write(out.join("database").join(format!("{}_{shift}", clip.name)), &seed)?;
             written += 1;
         }
     }

@@ -6,6 +6,7 @@ use ossa_decoder::{Clip, Rounding, Sampler, ScalarClip, ScalarSampler, Transform
 
 use crate::acl_text::{list, Quoted};
 use crate::measure::sample_time;
+use crate::playback::Playback;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
 
 /// Decodes every sample of `clip`'s source: a wrapping loop's repeated last sample
@@ -132,6 +133,18 @@ pub fn write_text_within<W: std::io::Write>(
     out: W,
     budget: usize,
 ) -> Result<W, WriteTextError> {
+    write_text_playing(clip, default_name, out, budget, Playback::Alone)
+}
+
+/// [`write_text_within`], the clip sampled as `playback` says (a clip of a streaming
+/// database with its resident tiers).
+pub fn write_text_playing<'a, W: std::io::Write>(
+    clip: &Clip<'a>,
+    default_name: &str,
+    out: W,
+    budget: usize,
+    playback: Playback<'_, 'a>,
+) -> Result<W, WriteTextError> {
     let (name, bones) = skeleton(clip, default_name);
     let samples = clip.source_sample_count() as usize;
     let mut w = crate::acl_text::TextWriter::new(out);
@@ -151,9 +164,11 @@ pub fn write_text_within<W: std::io::Write>(
         for first in (0..bones.len()).step_by(group) {
             let members = first..(first + group).min(bones.len());
             for s in 0..samples {
-                sampler.seek(time(s), Rounding::None);
+                playback.seek(&mut sampler, time(s)).map_err(WriteTextError::Decoder)?;
                 sampler.decompress_pose(&mut pose).map_err(WriteTextError::Decoder)?;
-                with_motion(clip, in_place, time(s), &mut pose);
+                if let Some(slot) = in_place.and_then(|b| pose.get_mut(b)) {
+                    *slot = playback.root_local(clip, time(s)).map_err(WriteTextError::Decoder)?;
+                }
                 for b in members.clone() {
                     buffer[(b - first) * samples + s] = pack(&pose[b]);
                 }
@@ -171,9 +186,9 @@ pub fn write_text_within<W: std::io::Write>(
         for (b, bone) in bones.iter().enumerate() {
             let mut value = |s: usize| -> std::io::Result<Packed> {
                 if in_place == Some(b) {
-                    return Ok(pack(&clip.root_local(time(s))));
+                    return Ok(pack(&playback.root_local(clip, time(s)).map_err(std::io::Error::other)?));
                 }
-                sampler.seek(time(s), Rounding::None);
+                playback.seek(&mut sampler, time(s)).map_err(std::io::Error::other)?;
                 let t = sampler.decompress_bone(b as u32).map_err(std::io::Error::other)?;
                 Ok(pack(&t))
             };

@@ -15,11 +15,13 @@
 pub mod acl_text;
 mod aligned;
 pub mod compress;
+pub mod database;
 pub mod decompress;
 pub mod error_metric;
 pub mod measure;
 pub mod memory;
 pub mod message;
+pub mod playback;
 pub mod raw_clip;
 pub mod sjson;
 pub mod track_list;

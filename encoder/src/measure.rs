@@ -1,11 +1,12 @@
 //! Error measurement through the real decoder: decode a buffer at every original
 //! sample time and compare every bone with the reference in object space.
 
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Sampler, Transform};
 
 use crate::compress::reference::{LocalValues, Reference};
 use crate::error_metric::Affine;
 use crate::memory::{self, OutOfMemory};
+use crate::playback::Playback;
 
 /// Why a buffer could not be measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +74,19 @@ pub fn measure(
     bound_loop_end: bool,
     stripped: &[bool],
 ) -> Result<ErrorStats, MeasureError> {
+    measure_playing(bytes, reference, precision, bound_loop_end, stripped, Playback::Alone)
+}
+
+/// [`measure`], the clip sampled as `playback` says (a clip of a streaming database
+/// with its resident tiers).
+pub fn measure_playing<'b>(
+    bytes: &'b [u8],
+    reference: &Reference,
+    precision: f64,
+    bound_loop_end: bool,
+    stripped: &[bool],
+    playback: Playback<'_, 'b>,
+) -> Result<ErrorStats, MeasureError> {
     let clip = Clip::from_bytes(bytes)?;
     let bones = reference.bone_count;
     let mut sampler = Sampler::new(clip);
@@ -91,12 +105,12 @@ pub fn measure(
     };
     for s in 0..reference.sample_count {
         let time = sample_time(s, clip.sample_rate());
-        sampler.seek(time, Rounding::None);
+        playback.seek(&mut sampler, time)?;
         sampler.decompress_pose(&mut pose)?;
         // An in-place root shows its first sample; the game moves the character by the
         // root motion, so what it sees is the root's own (local) track.
         if let Some(root) = in_place {
-            pose[root] = clip.root_local(time);
+            pose[root] = playback.root_local(&clip, time)?;
         }
         // The stored key frame this sample decodes from: itself, except the last
         // sample of a wrapping loop, which is the first again.

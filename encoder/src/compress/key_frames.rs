@@ -64,6 +64,24 @@ pub fn ranking(reference: &Reference, tracks: &[SubTrack], start: usize, count: 
     search(reference, tracks, &animated, start, count, all, f64::INFINITY, all).1
 }
 
+/// The key frames of `kept` (the stored frames of the segment of `count` samples from
+/// `start`) other than its first and last, least important first, each with the
+/// error its removal causes with those before it removed (at every sample of the
+/// segment): how a streaming database ranks what a clip stores.
+pub fn ranking_from(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    start: usize,
+    count: usize,
+    kept: u32,
+) -> Vec<(usize, f64)> {
+    if count < 3 {
+        return Vec::new();
+    }
+    let animated: Vec<usize> = (0..tracks.len()).filter(|&t| tracks[t].class == SubTrackClass::Animated).collect();
+    search(reference, tracks, &animated, start, count, kept & all_kept(count), f64::INFINITY, all_kept(count)).1
+}
+
 /// The greedy removal both [`choose`] and [`ranking`] run: from `kept`, remove the
 /// frame whose removal causes the smallest error (at the `bounded` samples) while
 /// that error is at most `ceiling`; returns what is kept and the removals in order.

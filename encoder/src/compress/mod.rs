@@ -1,6 +1,6 @@
 //! Compression: raw clip in, `.ossa` bytes out, with the accuracy bound held.
 //!
-//! The pipeline: build the `f32` reference ([`reference`]), classify every
+//! The pipeline: build the `f32` reference ([`mod@reference`]), classify every
 //! sub-track ([`classify`]), compute clip ranges, split into uniform segments and
 //! search each segment's bit rates ([`bit_rates`]), lay the buffer out
 //! ([`writer`]), then decode it with the real decoder at every original sample and
@@ -256,6 +256,73 @@ const MAX_ROUNDS: usize = 40;
 
 /// Compresses `clip`. The clip is validated first (rotations are normalised).
 pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, CompressError> {
+    encode(clip, settings).map(|encoded| encoded.compressed)
+}
+
+/// A compressed clip with what produced it: what a streaming database needs to rank
+/// its key frames, move some of them out and write the clip again without them
+/// ([`crate::database`]).
+pub struct Encoded<'c> {
+    /// The source clip.
+    pub clip: &'c RawClip,
+    /// Its `f32` reference.
+    pub reference: Reference,
+    /// Every sub-track, classified and quantised.
+    pub tracks: Vec<SubTrack>,
+    /// The lists' grids.
+    pub grids: grid::Grids,
+    /// What the writer needs besides the tracks.
+    pub shape: writer::ClipShape,
+    /// Each segment's first sample and sample count.
+    pub spans: Vec<(usize, usize)>,
+    /// Each segment's codes, by sub-track (`None` for the sub-tracks not animated).
+    pub codes: Vec<Vec<Option<sub_track::SegmentCode>>>,
+    /// Each segment's stored key frames.
+    pub kept: Vec<u32>,
+    /// The precision held.
+    pub precision: f64,
+    /// Whether the dropped last sample of a wrapping loop is held to the bound.
+    pub closes: bool,
+    /// Samples stripped beyond the bound (`--strip-frames`).
+    pub stripped_samples: Vec<bool>,
+    /// Whether the metadata section is written.
+    pub include_metadata: bool,
+    /// The result.
+    pub compressed: Compressed,
+}
+
+impl Encoded<'_> {
+    /// Writes the clip again with segment `s` storing the key frames `kept[s]` (a
+    /// subset of what it stores) and, when given, a reference to its streaming
+    /// database (its id and the clip's index in it).
+    pub fn write(&self, kept: &[u32], database: Option<(u64, u32)>) -> Result<Vec<u8>, OutOfMemory> {
+        let shape = writer::ClipShape { database, ..self.shape.clone() };
+        let codes: Vec<&[Option<sub_track::SegmentCode>]> = self.codes.iter().map(|c| &c[..]).collect();
+        let metadata = self.include_metadata.then_some((self.clip, self.precision as f32));
+        writer::write(&shape, &self.tracks, &self.grids, &codes, kept, metadata)
+    }
+
+    /// The sample bits of the key frames `frames` of segment `segment`, as the clip's
+    /// segment would store them (`format-spec/segments.md`, Samples): what a database
+    /// tier holds for it.
+    pub fn frame_bits(&self, segment: usize, frames: u32) -> Vec<u8> {
+        writer::frame_stream(&self.tracks, &self.codes[segment], self.spans[segment].1, frames)
+    }
+
+    /// Each segment's stored key frames other than its first and last, least
+    /// important first, each with the error its removal causes in object space (with
+    /// those before it removed): seed 002's ranking, from what the clip stores.
+    pub fn ranking(&self) -> Vec<Vec<(usize, f64)>> {
+        self.spans
+            .par_iter()
+            .zip(&self.kept)
+            .map(|(&(start, count), &kept)| key_frames::ranking_from(&self.reference, &self.tracks, start, count, kept))
+            .collect()
+    }
+}
+
+/// [`compress`], keeping what produced the result.
+pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>, CompressError> {
     let precision = settings.precision;
     if precision_problem(precision).is_some() {
         return Err(CompressError::BadPrecision(precision));
@@ -302,6 +369,7 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
         additive,
         sample_rate: clip.sample_rate as f32,
         segment_len,
+        database: None,
     };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     // Key frames stripped beyond the bound, per segment, and per source sample.
@@ -377,7 +445,24 @@ pub fn compress(clip: &RawClip, settings: &Settings) -> Result<Compressed, Compr
                 ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
             let compressed_bytes = layout.compressed() as usize;
             let stripped_frames = stripped_samples.iter().filter(|&&s| s).count();
-            return Ok(Compressed { bytes, compressed_bytes, layout, errors, looping, stripped_frames });
+            let compressed = Compressed { bytes, compressed_bytes, layout, errors, looping, stripped_frames };
+            let (codes, kept) =
+                results.into_iter().map(|r| r.map_or((Vec::new(), u32::MAX), |r| (r.codes, r.kept))).unzip();
+            return Ok(Encoded {
+                clip,
+                reference,
+                tracks,
+                grids,
+                shape,
+                spans,
+                codes,
+                kept,
+                precision,
+                closes,
+                stripped_samples,
+                include_metadata: settings.include_metadata,
+                compressed,
+            });
         }
         // Everything on the chain already raw and still above: tightening cannot help.
         if stuck.is_some() || round >= MAX_ROUNDS {

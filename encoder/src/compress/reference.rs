@@ -62,7 +62,7 @@ pub struct Reference {
     pub object: Vec<Affine>,
     /// How far from a bone's origin its own and its descendants' virtual vertices
     /// can be, in the space its object transform maps from: an upper bound, same
-    /// indexing (see [`reach`]).
+    /// indexing (see `reach_of_sample`).
     pub reach: Vec<f64>,
     /// For an additive clip, its base at every sample and how the clip applies to
     /// it: `local_affine` and `object` are then the combined transforms a game sees.

@@ -190,7 +190,7 @@ fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::VERSION_MINOR),
+        version_minor: U16::new(format::minor_for_flags(0)),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(0),

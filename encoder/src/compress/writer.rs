@@ -1,12 +1,13 @@
 //! Lays a compressed clip out as an `.ossa` buffer (see `format-spec/`).
 
+use ossa_decoder::format::database::ClipReference;
 use ossa_decoder::format::{
     self, ClipHeader, Looping, RootEnd, RootInPlace, RootMotionBlock, SegmentEntry, SubTrackClass, TrackList,
-    ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FLAG_ROOT_MOTION, FRAME_BLOCK,
-    HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR,
+    ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK, FLAG_DATABASE, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FLAG_ROOT_MOTION,
+    FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR,
 };
 use ossa_decoder::Additive;
-use zerocopy::little_endian::{F32, U16, U32};
+use zerocopy::little_endian::{F32, U16, U32, U64};
 use zerocopy::IntoBytes;
 
 use super::grid::{Grids, ListGrid};
@@ -28,6 +29,7 @@ pub struct RootMotionParts {
 }
 
 /// Everything the writer needs besides the tracks.
+#[derive(Clone)]
 pub struct ClipShape {
     /// Samples stored (the source's, less the repeated last one of a wrapping loop).
     pub sample_count: u32,
@@ -41,6 +43,9 @@ pub struct ClipShape {
     pub sample_rate: f32,
     /// Samples per segment.
     pub segment_len: u8,
+    /// The streaming database the clip belongs to: its id and the clip's index in it
+    /// (3.1, `format-spec/database.md`).
+    pub database: Option<(u64, u32)>,
 }
 
 /// Writes the buffer. `metadata` (the source clip and the precision held) adds the
@@ -77,6 +82,14 @@ pub fn write(
             format::root_motion_len(root.block.options.get(), root.chain.len() as u32)
         );
     }
+    if let Some((database_id, clip_index)) = shape.database {
+        let reference = ClipReference {
+            database_id: U64::new(database_id),
+            clip_index: U32::new(clip_index),
+            reserved: U32::new(0),
+        };
+        out.extend_from_slice(reference.as_bytes());
+    }
 
     // Track descriptions: the eight bone bit sets, then their rank directories.
     let tracks_offset = out.len();
@@ -102,11 +115,7 @@ pub fn write(
     pad(&mut out);
 
     // Constants and animated sub-tracks, list by list, each list in bone order.
-    let stored = |class: SubTrackClass| -> Vec<usize> {
-        let mut order: Vec<usize> = (0..tracks.len()).filter(|&i| tracks[i].class == class).collect();
-        order.sort_by_key(|&i| (list_of(&tracks[i]), tracks[i].bone));
-        order
-    };
+    let stored = |class: SubTrackClass| storage_order(tracks, class);
     // Constants: the grids of quantised translation and scale lists, then each
     // list's values, raw `f32` or 16-bit integers.
     let constants_offset = out.len();
@@ -181,10 +190,13 @@ pub fn write(
     if shape.root_motion.is_some() {
         flags |= FLAG_ROOT_MOTION;
     }
+    if shape.database.is_some() {
+        flags |= FLAG_DATABASE;
+    }
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::VERSION_MINOR),
+        version_minor: U16::new(format::minor_for_flags(flags)),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
@@ -223,6 +235,7 @@ fn size_bound(
         |class| -> usize { tracks.iter().filter(|t| t.class == class).map(|t| t.components as usize).sum() };
     let animated = tracks.iter().filter(|t| t.class == SubTrackClass::Animated).count();
     let mut size = HEADER_SIZE
+        + format::database::CLIP_REFERENCE_SIZE
         + format::root_motion_len(format::ROOT_KNOWN_OPTIONS, format::MAX_ROOT_CHAIN)
         + format::track_section_len(bones)
         + pad
@@ -328,18 +341,7 @@ pub fn write_segments(
         let frame_bits: u32 = animated_codes.iter().map(|(c, code)| u32::from(code.bits) * c).sum();
         let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
         let present = kept.get(index).copied().unwrap_or(full_mask) & full_mask;
-        let mut bits = BitWriter::default();
-        for i in (0..samples as usize).filter(|&i| present >> i & 1 != 0) {
-            for (components, code) in animated_codes {
-                if code.bits == 0 {
-                    continue;
-                }
-                for c in 0..*components as usize {
-                    bits.push(code.values[i][c], code.bits);
-                }
-            }
-        }
-        out.extend_from_slice(&bits.finish());
+        out.extend_from_slice(&sample_stream(animated_codes, samples as usize, present));
         entries.push(SegmentEntry {
             data_offset: U32::new(data_offset as u32),
             frame_bits: U32::new(frame_bits),
@@ -355,6 +357,42 @@ pub fn write_segments(
         out[at..at + format::SEGMENT_ENTRY_SIZE].copy_from_slice(e.as_bytes());
     }
     segments_offset
+}
+
+/// The sample bit stream of the key frames `present` of a segment of `samples`
+/// samples whose animated sub-tracks (storage order) are `animated_codes`: key frame
+/// after key frame, each sub-track's components at its bit rate, least significant
+/// bit first, rounded up to whole bytes.
+fn sample_stream(animated_codes: &[(u32, &SegmentCode)], samples: usize, present: u32) -> Vec<u8> {
+    let mut bits = BitWriter::default();
+    for i in (0..samples).filter(|&i| present >> i & 1 != 0) {
+        for (components, code) in animated_codes {
+            if code.bits == 0 {
+                continue;
+            }
+            for c in 0..*components as usize {
+                bits.push(code.values[i][c], code.bits);
+            }
+        }
+    }
+    bits.finish()
+}
+
+/// The sample bits of key frames `frames` of a segment of `samples` samples whose
+/// codes (by sub-track) are `codes`, as the segment would store them: what a
+/// streaming database tier holds of it.
+pub fn frame_stream(tracks: &[SubTrack], codes: &[Option<SegmentCode>], samples: usize, frames: u32) -> Vec<u8> {
+    let animated = storage_order(tracks, SubTrackClass::Animated);
+    let animated_codes: Vec<(u32, &SegmentCode)> =
+        animated.iter().filter_map(|&i| codes[i].as_ref().map(|c| (tracks[i].components, c))).collect();
+    sample_stream(&animated_codes, samples, frames)
+}
+
+/// The sub-tracks of `class` in storage order: list by list, each in bone order.
+fn storage_order(tracks: &[SubTrack], class: SubTrackClass) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..tracks.len()).filter(|&i| tracks[i].class == class).collect();
+    order.sort_by_key(|&i| (list_of(&tracks[i]), tracks[i].bone));
+    order
 }
 
 /// Pads `out` to the format's alignment with zeros.

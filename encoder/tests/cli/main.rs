@@ -5,6 +5,7 @@ mod additive;
 mod bytes;
 mod contract;
 mod conventions;
+mod database;
 mod input_mistakes;
 mod key_frames;
 mod looping;

@@ -124,6 +124,7 @@ fn decompress_streams_whatever_the_sample_count() {
         additive: ossa_decoder::Additive::None,
         sample_rate: 30.0,
         segment_len: DEFAULT_SEGMENT_LEN,
+        database: None,
     };
     let bytes = write(&shape, &tracks, &Default::default(), &segments, &[], None).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -82,10 +82,58 @@ pub enum Command {
         /// Where to write the .acl.sjson clip ('-' for standard output).
         #[arg(short, long)]
         output: PathBuf,
+        /// The streaming database (.ossadb) the clip belongs to: its tiers' key frames
+        /// are decoded with the clip's, up to --fidelity. Without it, the clip plays
+        /// from what it holds (the lowest fidelity).
+        #[arg(long, value_name = "DATABASE")]
+        database: Option<PathBuf>,
+        /// With --database: 'highest' streams both tiers in, 'medium' the medium tier
+        /// only, 'lowest' none.
+        #[arg(long, value_enum, requires = "database", default_value_t = FidelityArg::Highest)]
+        fidelity: FidelityArg,
     },
-    /// Validate an .ossa file (including its checksum) and describe it.
+    /// Build a streaming database from clips (seed 002): every clip's key frames are
+    /// ranked by the object-space error their removal causes; the least important
+    /// move out of the clips into two tiers (medium and low) laid out in chunks, which
+    /// a game streams in and out at run time. Writes OUT_DIR/NAME.ossa for every clip
+    /// (each still plays on its own, from the key frames it keeps) and
+    /// OUT_DIR/database.ossadb. A folder stands for the .acl.sjson clips in it (its
+    /// scalar track lists are skipped). Nothing is written unless every clip works.
+    Database {
+        /// The clips (.acl.sjson), or folders of them. Each clip's name is its file
+        /// name without extension; names must differ.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The folder to write the clips and the database into (created if missing).
+        #[arg(short, long, value_name = "OUT_DIR")]
+        output: PathBuf,
+        /// The share of all stored key frames each tier receives, the least important
+        /// ones: e.g. medium=0.25,low=0.25 (each 0 to 1, together at most 1).
+        #[arg(long, value_name = "medium=M,low=L", default_value = "medium=0.25,low=0.25", value_parser = tiers)]
+        tiers: (f64, f64),
+        /// Size of a tier's chunks, the unit a game streams: a power of two from 256 B
+        /// to 1 GiB, e.g. 1MiB, 256KiB, 4096.
+        #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = chunk_size)]
+        chunk_size: u8,
+        /// Leave the low tier out of the database: its key frames are dropped, and
+        /// the medium fidelity is the highest.
+        #[arg(long)]
+        strip_lowest: bool,
+        /// Largest object-space error allowed with every tier resident, in the
+        /// clips' units.
+        #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
+        precision: f64,
+        /// Leave out the clips' metadata sections (names, parents, bind pose).
+        #[arg(long)]
+        strip_metadata: bool,
+        /// Print one JSON object: sizes per tier and the max error at each fidelity.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate an .ossa file or an .ossadb database (including its checksum) and
+    /// describe it.
     Info {
-        /// The .ossa file ('-' for standard input).
+        /// The .ossa or .ossadb file ('-' for standard input).
         input: PathBuf,
         /// Print one JSON object.
         #[arg(long)]
@@ -119,6 +167,61 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--fidelity`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum FidelityArg {
+    Highest,
+    Medium,
+    Lowest,
+}
+
+impl From<FidelityArg> for ossa_encoder::database::Fidelity {
+    fn from(f: FidelityArg) -> Self {
+        match f {
+            FidelityArg::Highest => ossa_encoder::database::Fidelity::Highest,
+            FidelityArg::Medium => ossa_encoder::database::Fidelity::Medium,
+            FidelityArg::Lowest => ossa_encoder::database::Fidelity::Lowest,
+        }
+    }
+}
+
+/// `--tiers medium=M,low=L`: either order, either one alone (the other keeps its
+/// default of 0.25).
+fn tiers(text: &str) -> Result<(f64, f64), String> {
+    let (mut medium, mut low) = (0.25, 0.25);
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = part.split_once('=').ok_or_else(|| format!("'{part}' is not medium=SHARE or low=SHARE"))?;
+        let value = fraction(value)?;
+        match name.trim() {
+            "medium" => medium = value,
+            "low" => low = value,
+            other => return Err(format!("unknown tier '{other}': the tiers are medium and low")),
+        }
+    }
+    if medium + low > 1.0 {
+        return Err(format!("the shares add up to {}, more than 1", medium + low));
+    }
+    Ok((medium, low))
+}
+
+/// `--chunk-size`: a power of two from 256 B to 1 GiB, as its exponent.
+fn chunk_size(text: &str) -> Result<u8, String> {
+    use ossa_decoder::format::database::{MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT};
+    let size = text
+        .trim()
+        .parse::<bytesize::ByteSize>()
+        .map_err(|_| format!("'{text}' is not a size such as 1MiB, 256KiB or 4096"))?
+        .as_u64();
+    if !size.is_power_of_two() {
+        return Err(format!("{size} bytes is not a power of two (1MiB is, 1MB is not)"));
+    }
+    let shift = size.trailing_zeros() as u8;
+    if !(MIN_CHUNK_SHIFT..=MAX_CHUNK_SHIFT).contains(&shift) {
+        return Err(format!("{size} bytes is outside 256 B to 1 GiB"));
+    }
+    Ok(shift)
 }
 
 /// `--loop`.

@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use ossa_decoder::format::database::DATABASE_MAGIC;
 use ossa_decoder::format::{HEADER_SIZE, MAGIC};
 use ossa_encoder::memory::bytes;
 use ossa_encoder::{memory, AlignedBytes};
@@ -38,14 +39,27 @@ enum Source {
     Closed(PathBuf),
     File(File),
     Stdin,
+    /// Bytes already read to tell formats apart, then the rest.
+    Prefixed(Box<io::Chain<io::Cursor<Vec<u8>>, Source>>),
+    /// Nothing (what a source leaves behind once moved into [`Source::Prefixed`]).
+    Empty,
+}
+
+/// What [`Input::read_ossa_or_database`] found.
+pub enum Loaded {
+    /// An `.ossa` clip.
+    Clip(AlignedBytes),
+    /// An `.ossadb` database, whole.
+    Database(AlignedBytes),
 }
 
 impl Read for Source {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            Source::Closed(_) => Ok(0),
+            Source::Closed(_) | Source::Empty => Ok(0),
             Source::File(f) => f.read(buf),
             Source::Stdin => io::stdin().lock().read(buf),
+            Source::Prefixed(chain) => chain.read(buf),
         }
     }
 }
@@ -208,6 +222,38 @@ impl Input {
             return Err(Failure::at(&self.shown, GLTF));
         }
         Ok(())
+    }
+
+    /// Reads an `.ossa` clip or an `.ossadb` database, told apart by their magic.
+    pub fn read_ossa_or_database(mut self, limit: &MemoryLimit) -> Result<Loaded, Failure> {
+        self.open_source()?;
+        let fail = |e: io::Error| Failure::at(&self.shown, format!("cannot read: {e}"));
+        let mut magic = Vec::with_capacity(4);
+        (&mut self.source).take(4).read_to_end(&mut magic).map_err(fail)?;
+        if magic.as_slice() != DATABASE_MAGIC {
+            self.source = Source::Prefixed(Box::new(
+                io::Cursor::new(magic).chain(std::mem::replace(&mut self.source, Source::Empty)),
+            ));
+            return self.read_ossa(limit).map(Loaded::Clip);
+        }
+        let wanted = limit.bytes.unwrap_or(u64::MAX);
+        let bytes = AlignedBytes::read_from(io::Cursor::new(magic).chain(&mut self.source), wanted.saturating_add(1))
+            .map_err(fail)?;
+        if bytes.len() as u64 > wanted {
+            return Err(Failure::at(&self.shown, limit.refusal("reading this database", bytes.len() as u64)));
+        }
+        Ok(Loaded::Database(bytes))
+    }
+
+    /// Reads an `.ossadb` database whole (index and chunks), within `limit`.
+    pub fn read_database(self, limit: &MemoryLimit) -> Result<AlignedBytes, Failure> {
+        let shown = self.shown.clone();
+        match self.read_ossa_or_database(limit)? {
+            Loaded::Database(bytes) => Ok(bytes),
+            Loaded::Clip(_) => {
+                Err(Failure::at(&shown, "not an ossa database (no 'OSDB' magic): this is an .ossa clip"))
+            }
+        }
     }
 
     /// Reads an `.ossa` file: its header first, so that anything else is refused after

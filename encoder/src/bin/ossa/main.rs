@@ -108,7 +108,23 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             commands::compress::run(&input, &output, &settings, json, &limit)
         }
-        Command::Decompress { input, output } => commands::decompress::run(&input, &output, &limit),
+        Command::Decompress { input, output, database, fidelity } => {
+            commands::decompress::run(&input, &output, database.as_deref(), fidelity.into(), &limit)
+        }
+        Command::Database { inputs, output, tiers, chunk_size, strip_lowest, precision, strip_metadata, json } => {
+            let settings = ossa_encoder::database::DatabaseSettings {
+                compression: ossa_encoder::Settings {
+                    precision,
+                    include_metadata: !strip_metadata,
+                    ..ossa_encoder::Settings::default()
+                },
+                medium: tiers.0,
+                low: tiers.1,
+                chunk_shift: chunk_size,
+                strip_lowest,
+            };
+            commands::database::run(&inputs, &output, &settings, json, &limit)
+        }
         Command::Info { input, json } => commands::info::run(&input, json, &limit),
         Command::Bench { input, json, cold } => commands::bench::run(&input, json, cold, &limit),
         Command::Stats { inputs, precision, json } => commands::stats::run(&inputs, precision, json, &limit),

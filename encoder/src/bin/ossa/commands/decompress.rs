@@ -3,16 +3,24 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use ossa_decoder::Clip;
-use ossa_encoder::decompress::{write_text_within, WriteTextError, DECODE_BUFFER_BYTES};
+use ossa_decoder::{Binding, Clip, Database, Residency, Slot};
+use ossa_encoder::database::Fidelity;
+use ossa_encoder::decompress::{write_text_playing, WriteTextError, DECODE_BUFFER_BYTES};
 use ossa_encoder::message::{number32, path as shown};
+use ossa_encoder::playback::Playback;
 
 use crate::failure::{note, say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
 use crate::output::Destination;
 
-pub fn run(input: &Path, output: &Path, limit: &MemoryLimit) -> Result<(), Failure> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    database: Option<&Path>,
+    fidelity: Fidelity,
+    limit: &MemoryLimit,
+) -> Result<(), Failure> {
     let destination = Destination::resolve(output)?;
     let source = Input::open(input)?;
     source.check_not(destination.identity().as_ref())?;
@@ -24,6 +32,15 @@ pub fn run(input: &Path, output: &Path, limit: &MemoryLimit) -> Result<(), Failu
     }
     let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
     let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    // With a database: its tiers of the fidelity asked for, resident.
+    let file = match database {
+        Some(path) => Some((path, Input::open(path)?.read_database(limit)?)),
+        None => None,
+    };
+    let streamed = match &file {
+        Some((path, file)) => Some(streamed(&clip, path, file, fidelity)?),
+        None => None,
+    };
 
     let mut out = destination.create(output)?;
     // The decode buffer takes at most half of what the limit leaves after the file.
@@ -31,7 +48,12 @@ pub fn run(input: &Path, output: &Path, limit: &MemoryLimit) -> Result<(), Failu
         (DECODE_BUFFER_BYTES as u64).min(l.saturating_sub(bytes.len() as u64) / 2).max(64 << 10)
     });
     let mut counted = Counted { inner: &mut out, bytes: 0 };
-    let written = match write_text_within(&clip, &name, &mut counted, budget as usize) {
+    let playback = match &streamed {
+        Some((binding, residency)) => Playback::Streamed { binding, residency },
+        None => Playback::Alone,
+    };
+    let result = write_text_playing(&clip, &name, &mut counted, budget as usize, playback);
+    let written = match result {
         Ok(w) => w.bytes,
         Err(WriteTextError::Io(e)) => return Err(out.failure(e)),
         Err(e) => return Err(Failure::at(&input, e)),
@@ -53,6 +75,27 @@ pub fn run(input: &Path, output: &Path, limit: &MemoryLimit) -> Result<(), Failu
     } else {
         say(line)
     }
+}
+
+/// The clip's binding to the database in `file` (read from `path`) and the
+/// residency of the tiers `fidelity` streams in, every chunk verified.
+fn streamed<'a>(
+    clip: &Clip<'_>,
+    path: &Path,
+    file: &'a [u8],
+    fidelity: Fidelity,
+) -> Result<(Binding<'a>, Residency<'a, Vec<Slot<'a>>>), Failure> {
+    let database = Database::from_bytes_verified(file).map_err(|e| Failure::at(path, e))?;
+    let binding = database.bind(clip).map_err(|e| Failure::at(path, e))?;
+    let slots = vec![None; database.chunk_slots() as usize];
+    let mut residency = Residency::new(&database, slots).map_err(|e| Failure::at(path, e))?;
+    for &tier in fidelity.tiers() {
+        for i in 0..database.chunk_count(tier) {
+            let chunk = super::info::chunk_bytes(&database, file, tier, i).map_err(|e| Failure::at(path, e))?;
+            residency.bind(&database, tier, i, chunk).map_err(|e| Failure::at(path, e))?;
+        }
+    }
+    Ok((binding, residency))
 }
 
 /// Counts the bytes written through it.

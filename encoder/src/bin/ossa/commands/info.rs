@@ -3,18 +3,21 @@
 use std::path::Path;
 
 use ossa_decoder::format::Looping;
-use ossa_decoder::Clip;
+use ossa_decoder::{Clip, Database, DatabaseClip, Tier};
 use ossa_encoder::message::{number32, path as shown};
 use serde_json::json;
 
 use crate::failure::{say, Failure};
-use crate::input::Input;
+use crate::input::{Input, Loaded};
 use crate::memory_limit::MemoryLimit;
 
 pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
     let source = Input::open(input)?;
     let input = source.shown.clone();
-    let bytes = source.read_ossa(limit)?;
+    let bytes = match source.read_ossa_or_database(limit)? {
+        Loaded::Clip(bytes) => bytes,
+        Loaded::Database(bytes) => return database(&input, &bytes, json),
+    };
     // Header byte 20: the kind (format-spec/header.md); 1 is a scalar track list.
     if bytes.get(20) == Some(&ossa_decoder::format::KIND_SCALAR_TRACKS) {
         return track_list(&input, &bytes, json);
@@ -28,6 +31,9 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     }
     if clip.flags() & ossa_decoder::format::FLAG_ROOT_MOTION != 0 {
         flags.push("root-motion");
+    }
+    if clip.database_reference().is_some() {
+        flags.push("database");
     }
     let root_bone = clip.root_motion_bone();
     let root_name =
@@ -53,6 +59,10 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "segment_len": clip.segment_len(),
             "animated_sub_tracks": clip.animated_sub_tracks(),
             "key_frames_stored": clip.stored_key_frames(),
+            "database": clip.database_reference().map(|(id, index)| json!({
+                "id": format!("{id:016x}"),
+                "clip_index": index,
+            })),
             "flags": flags,
             "checksum": format!("{:08x}", clip.checksum()),
             "bytes": super::bytes::json(&layout),
@@ -99,10 +109,105 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             clip.sample_count() - stored
         ))?;
     }
+    if let Some((id, index)) = clip.database_reference() {
+        say(format!(
+            "  database    {id:016x}, clip {index}: the key frames left out may stream in from its tiers \
+             ('ossa decompress --database')"
+        ))?;
+    }
     say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;
     say("  where the bytes go")?;
     for line in super::bytes::lines(&layout) {
         say(format!("  {line}"))?;
+    }
+    Ok(())
+}
+
+/// The bytes of chunk `index` of `tier` in the database `file`.
+pub fn chunk_bytes<'f>(database: &Database<'_>, file: &'f [u8], tier: Tier, index: u32) -> Result<&'f [u8], String> {
+    let chunk = database.chunk(tier, index).ok_or_else(|| format!("the {} tier has no chunk {index}", tier.name()))?;
+    let start = chunk.file_offset as usize;
+    file.get(start..start.saturating_add(chunk.size as usize)).ok_or_else(|| {
+        format!(
+            "{} chunk {index} ({} B at offset {}) lies past the end of the file ({} B): truncated?",
+            tier.name(),
+            chunk.size,
+            chunk.file_offset,
+            file.len()
+        )
+    })
+}
+
+/// `ossa info` of a database: its index verified, every chunk's size and checksum
+/// checked, then its tiers, chunks and clips.
+fn database(input: &Path, file: &[u8], json: bool) -> Result<(), Failure> {
+    let database = Database::from_bytes_verified(file).map_err(|e| Failure::at(input, e))?;
+    let mut tiers = Vec::new();
+    for tier in Tier::ALL {
+        let mut bytes = 0u64;
+        for i in 0..database.chunk_count(tier) {
+            let chunk = chunk_bytes(&database, file, tier, i).map_err(|e| Failure::at(input, e))?;
+            database.verify_chunk(tier, i, chunk).map_err(|e| Failure::at(input, e))?;
+            bytes += chunk.len() as u64;
+        }
+        tiers.push((tier, database.chunk_count(tier), bytes));
+    }
+    let clips: Vec<DatabaseClip<'_>> = (0..database.clip_count()).filter_map(|i| database.clip(i)).collect();
+    let frames = |t: usize| clips.iter().map(|c| u64::from(c.tier_frames[t])).sum::<u64>();
+    let (major, minor) = database.version();
+    if json {
+        let tiers: Vec<_> = tiers
+            .iter()
+            .map(|&(tier, chunks, bytes)| {
+                json!({ "tier": tier.name(), "chunks": chunks, "bytes": bytes, "key_frames": frames(tier.index()) })
+            })
+            .collect();
+        let clips: Vec<_> = clips
+            .iter()
+            .map(|c| {
+                json!({
+                    "name": c.name,
+                    "checksum": format!("{:08x}", c.checksum),
+                    "segments": c.segment_count,
+                    "tier_key_frames": { "medium": c.tier_frames[0], "low": c.tier_frames[1] },
+                })
+            })
+            .collect();
+        return say(json!({
+            "file": input.display().to_string(),
+            "kind": "database",
+            "version": format!("{major}.{minor}"),
+            "id": format!("{:016x}", database.id()),
+            "index_bytes": database.index_size(),
+            "file_bytes": file.len(),
+            "chunk_size": database.chunk_size(),
+            "low_stripped": database.low_stripped(),
+            "tiers": tiers,
+            "clips": clips,
+        }));
+    }
+    say(format!(
+        "{}: ossa database {major}.{minor}, id {:016x}, index {} B (checksum ok), file {} B",
+        shown(input),
+        database.id(),
+        database.index_size(),
+        file.len()
+    ))?;
+    say(format!("  chunk size  {} B", database.chunk_size()))?;
+    for &(tier, chunks, bytes) in &tiers {
+        let stripped = if tier == Tier::Low && database.low_stripped() { " (stripped when built)" } else { "" };
+        say(format!(
+            "  {:<6} tier {chunks} chunk(s), {bytes} B, {} key frames, checksums ok{stripped}",
+            tier.name(),
+            frames(tier.index())
+        ))?;
+    }
+    say(format!("  clips       {}", clips.len()))?;
+    for c in &clips {
+        say(format!(
+            "    {:<32} {:>4} segments, key frames in tiers: {:>4} medium, {:>4} low",
+            c.name, c.segment_count, c.tier_frames[0], c.tier_frames[1]
+        ))?;
     }
     Ok(())
 }

@@ -3,11 +3,12 @@
 pub mod bench;
 pub mod bytes;
 pub mod compress;
+pub mod database;
 pub mod decompress;
 pub mod info;
 pub mod stats;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ossa_encoder::acl_text::AclFile;
 use ossa_encoder::{acl_text, memory, RawClip};
@@ -53,4 +54,33 @@ fn memory_check(text_bytes: u64, limit: &MemoryLimit) -> impl FnOnce(acl_text::D
 pub fn clip_name(path: &Path) -> String {
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     file.strip_suffix(".acl.sjson").or_else(|| file.strip_suffix(".sjson")).unwrap_or(&file).to_owned()
+}
+
+/// The clips named: files as given, folders replaced by the `.acl.sjson` files in
+/// them (sorted by name, not recursive).
+pub fn expand(inputs: &[PathBuf]) -> Vec<Result<PathBuf, (PathBuf, Failure)>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if !input.is_dir() {
+            out.push(Ok(input.clone()));
+            continue;
+        }
+        let entries = match std::fs::read_dir(input) {
+            Ok(entries) => entries,
+            Err(e) => {
+                out.push(Err((input.clone(), Failure::at(input, format!("cannot list the folder: {e}")))));
+                continue;
+            }
+        };
+        let mut clips: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().to_lowercase().ends_with(".acl.sjson")))
+            .collect();
+        clips.sort();
+        if clips.is_empty() {
+            out.push(Err((input.clone(), Failure::at(input, "the folder holds no .acl.sjson clip"))));
+        }
+        out.extend(clips.into_iter().map(Ok));
+    }
+    out
 }

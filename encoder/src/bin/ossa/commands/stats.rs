@@ -66,7 +66,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
     let settings = Settings { precision, include_metadata: false, ..Settings::default() };
     let mut rows = Vec::new();
     let mut failures: Vec<(PathBuf, Failure)> = Vec::new();
-    for item in expand(inputs) {
+    for item in super::expand(inputs) {
         let path = match item {
             Ok(path) => path,
             Err((path, f)) => {
@@ -145,35 +145,6 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
     }
     let total = rows.len() + failures.len();
     Err(Failure::general(format!("{} of {total} clips failed (listed above)", failures.len())))
-}
-
-/// The clips named: files as given, folders replaced by the `.acl.sjson` files in
-/// them (sorted by name, not recursive).
-fn expand(inputs: &[PathBuf]) -> Vec<Result<PathBuf, (PathBuf, Failure)>> {
-    let mut out = Vec::new();
-    for input in inputs {
-        if !input.is_dir() {
-            out.push(Ok(input.clone()));
-            continue;
-        }
-        let entries = match std::fs::read_dir(input) {
-            Ok(entries) => entries,
-            Err(e) => {
-                out.push(Err((input.clone(), Failure::at(input, format!("cannot list the folder: {e}")))));
-                continue;
-            }
-        };
-        let mut clips: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().to_lowercase().ends_with(".acl.sjson")))
-            .collect();
-        clips.sort();
-        if clips.is_empty() {
-            out.push(Err((input.clone(), Failure::at(input, "the folder holds no .acl.sjson clip"))));
-        }
-        out.extend(clips.into_iter().map(Ok));
-    }
-    out
 }
 
 fn one(path: &Path, settings: &Settings, limit: &MemoryLimit) -> Result<Row, Failure> {
