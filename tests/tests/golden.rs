@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use ossa_decoder::{format, Clip, Rounding, Sampler, Transform};
+use ossa_encoder::database::{build_each, ClipInput, DatabaseSettings};
 use ossa_encoder::{compress, AlignedBytes, Settings};
 
 /// A golden file: its name, the example clip it is compressed from and with which
@@ -204,9 +205,10 @@ fn rounding(name: &str) -> Rounding {
     MODES.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("unknown rounding '{name}'")).1
 }
 
-/// How many golden values `misreading` gets wrong (0 for a faithful reading).
+/// How many golden values `misreading` gets wrong (0 for a faithful reading), over
+/// the clip golden files and the database golden files.
 fn values_misread(misreading: Misreading) -> usize {
-    let mut wrong = 0;
+    let mut wrong = stream_values_misread(misreading);
     for Golden { name, .. } in golden() {
         let bytes = std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap();
         let text = std::fs::read_to_string(golden_dir().join(format!("{name}.expected.txt"))).unwrap();
@@ -240,6 +242,192 @@ fn the_golden_files_catch_every_misreading() {
         println!("{misreading:?}: {wrong} golden values wrong");
         assert!(wrong > 0, "the golden files do not catch {misreading:?}");
     }
+}
+
+/// The clips of the database golden files (`stream.ossadb`): each example and its
+/// settings. `stride` keeps a root-motion block, so its database reference follows it.
+fn stream_sources() -> Vec<(&'static str, Settings)> {
+    vec![
+        ("wave", Settings::default()),
+        ("glide", Settings::default()),
+        (
+            "stride",
+            Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() },
+        ),
+    ]
+}
+
+/// The database of the golden files: 512-byte chunks (several per tier, several
+/// clip segments in most), 30 % of the key frames in each tier.
+fn stream_settings() -> DatabaseSettings {
+    DatabaseSettings { chunk_shift: 9, medium: 0.3, low: 0.3, ..DatabaseSettings::default() }
+}
+
+/// The times of `stream.expected.txt`: `duration · k / (2N)` for `k = 0 … 2N`, rounding
+/// none (every stored sample and every midpoint).
+fn stream_queries(clip: &Clip) -> Vec<f32> {
+    let steps = 2 * clip.sample_count();
+    (0..=steps).map(|k| clip.duration() * k as f32 / steps as f32).collect()
+}
+
+/// What is resident in each configuration of `stream.expected.txt`: nothing (the
+/// lowest fidelity), the medium tier, everything (the highest), and every other chunk
+/// of each tier (`mixed`: medium chunks 0, 2, … and low chunks 1, 3, …).
+const STREAM_CONFIGS: [&str; 4] = ["lowest", "medium", "highest", "mixed"];
+
+fn resident(config: &str, tier: usize, chunk: usize) -> bool {
+    match config {
+        "lowest" => false,
+        "medium" => tier == 0,
+        "highest" => true,
+        _ => (tier + chunk) % 2 == 0,
+    }
+}
+
+/// Decoded values of every database clip in every configuration, at
+/// [`stream_queries`].
+fn stream_expected(file: &[u8], clips: &[(&str, AlignedBytes)]) -> String {
+    use ossa_decoder::{Database, Residency, Tier};
+    let database = Database::from_bytes_verified(file).unwrap();
+    let mut out =
+        String::from("# residency clip time rounding bone: rotation xyzw, translation xyz, scale xyz (f32 bits)\n");
+    for config in STREAM_CONFIGS {
+        let mut residency = Residency::new(&database, vec![None; database.chunk_slots() as usize]).unwrap();
+        for tier in Tier::ALL {
+            for i in 0..database.chunk_count(tier) {
+                if resident(config, tier.index(), i as usize) {
+                    let c = database.chunk(tier, i).unwrap();
+                    residency.bind(&database, tier, i, &file[c.file_offset as usize..][..c.size as usize]).unwrap();
+                }
+            }
+        }
+        for (name, bytes) in clips {
+            let clip = Clip::from_bytes_verified(bytes).unwrap();
+            let binding = database.bind(&clip).unwrap();
+            let mut sampler = Sampler::new(clip);
+            let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
+            for time in stream_queries(&clip) {
+                sampler.seek_streamed(time, Rounding::None, &binding, &residency).unwrap();
+                sampler.decompress_pose(&mut pose).unwrap();
+                for (b, t) in pose.iter().enumerate() {
+                    let _ = write!(out, "{config} {name} {:08x} none {b}:", time.to_bits());
+                    for v in t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array())
+                    {
+                        let _ = write!(out, " {:08x}", v.to_bits());
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The database golden files: `stream.ossadb` and its clips `stream_NAME.ossa`, built
+/// from the examples; the encoder reproduces them byte for byte, and the decoder the
+/// values of `stream.expected.txt` bit for bit. They hold several chunks per tier, a
+/// database reference after a root-motion block, and segments whose medium and low
+/// key frames are resident one without the other.
+#[test]
+fn the_database_golden_files_build_and_decode_bit_for_bit() {
+    let sources: Vec<(&str, RawClipOwned)> =
+        stream_sources().into_iter().map(|(n, s)| (n, (common::load(&example(n)), s))).collect();
+    let inputs: Vec<ClipInput<'_>> =
+        sources.iter().map(|(name, (clip, settings))| ClipInput { name, clip, settings }).collect();
+    let built = build_each(&inputs, &stream_settings()).unwrap();
+    let clips: Vec<(&str, AlignedBytes)> =
+        sources.iter().zip(&built.clips).map(|((n, _), c)| (*n, c.bytes.clone())).collect();
+    let db_path = golden_dir().join("stream.ossadb");
+    let values_path = golden_dir().join("stream.expected.txt");
+    if bless() {
+        std::fs::write(&db_path, &built.file).unwrap();
+        for (name, bytes) in &clips {
+            std::fs::write(golden_dir().join(format!("stream_{name}.ossa")), &bytes[..]).unwrap();
+        }
+        std::fs::write(&values_path, stream_expected(&built.file, &clips)).unwrap();
+    }
+    let file = std::fs::read(&db_path).expect("golden database present");
+    assert!(file == built.file, "the encoder no longer reproduces {}", db_path.display());
+    let golden: Vec<(&str, AlignedBytes)> = clips
+        .iter()
+        .map(|(name, bytes)| {
+            let path = golden_dir().join(format!("stream_{name}.ossa"));
+            let golden = AlignedBytes::new(&std::fs::read(&path).expect("golden clip present"));
+            assert!(golden[..] == bytes[..], "the encoder no longer reproduces {}", path.display());
+            (*name, golden)
+        })
+        .collect();
+    let expected = std::fs::read_to_string(&values_path).expect("golden values present");
+    assert!(expected == stream_expected(&file, &golden), "decoded values differ from {}", values_path.display());
+
+    let database = ossa_decoder::Database::from_bytes(&file).unwrap();
+    for tier in ossa_decoder::Tier::ALL {
+        assert!(database.chunk_count(tier) >= 2, "several chunks in the {} tier", tier.name());
+    }
+    // Some tier location inside a chunk, not at its start.
+    let inside = (0..golden.len() as u32).any(|c| {
+        let clip = Clip::from_bytes(&golden[c as usize].1).unwrap();
+        (0..clip.segment_count()).any(|s| {
+            let at = u32::from_le_bytes(file[56..60].try_into().unwrap()) as usize;
+            let first = u32::from_le_bytes(file[48..52].try_into().unwrap()) as usize + 16 * c as usize + 8;
+            let first = u32::from_le_bytes(file[first..first + 4].try_into().unwrap()) as usize;
+            let entry = at + 16 * (first + s as usize);
+            (8..16)
+                .step_by(4)
+                .any(|o| u32::from_le_bytes(file[entry + o..entry + o + 4].try_into().unwrap()) & 511 != 0)
+        })
+    });
+    assert!(inside, "no tier data starts inside a chunk");
+    let stride = Clip::from_bytes(&golden[2].1).unwrap();
+    assert!(stride.root_motion_bone().is_some() && stride.flags() & format::FLAG_ROOT_MOTION != 0);
+    // Some segment whose medium key frames are resident in `mixed` and low ones not.
+    let split = golden.iter().enumerate().any(|(c, (_, bytes))| {
+        let clip = Clip::from_bytes(bytes).unwrap();
+        (0..clip.segment_count()).any(|s| {
+            let [m, l] = database.segment_tiers(c as u32, s).unwrap();
+            m.present != 0
+                && l.present != 0
+                && resident("mixed", 0, m.chunk as usize) != resident("mixed", 1, l.chunk as usize)
+        })
+    });
+    assert!(split, "no segment with one tier resident and the other not in the mixed configuration");
+}
+
+type RawClipOwned = (ossa_encoder::RawClip, Settings);
+
+fn example(name: &str) -> PathBuf {
+    common::repo_root().join(format!("examples/{name}.acl.sjson"))
+}
+
+/// How many values of `stream.expected.txt` `misreading` gets wrong.
+fn stream_values_misread(misreading: Misreading) -> usize {
+    let file = std::fs::read(golden_dir().join("stream.ossadb")).unwrap();
+    let clips: Vec<(String, Vec<u8>)> = stream_sources()
+        .into_iter()
+        .map(|(n, _)| (n.to_owned(), std::fs::read(golden_dir().join(format!("stream_{n}.ossa"))).unwrap()))
+        .collect();
+    let text = std::fs::read_to_string(golden_dir().join("stream.expected.txt")).unwrap();
+    let mut wrong = 0;
+    let mut cache: Option<(String, Vec<[f32; 10]>)> = None;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (head, values) = line.split_once(':').unwrap();
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let [config, clip, time, mode, bone] = words[..] else { panic!("bad line {line}") };
+        let key = format!("{config} {clip} {time} {mode}");
+        if cache.as_ref().is_none_or(|(k, _)| *k != key) {
+            let bytes = &clips.iter().find(|(n, _)| n == clip).unwrap().1;
+            let resident = |tier: usize, chunk: usize| resident(config, tier, chunk);
+            let stream = spec_reader::Stream { file: &file, resident: &resident };
+            let time = f32::from_bits(u32::from_str_radix(time, 16).unwrap());
+            cache = Some((key, spec_reader::decode_with(bytes, Some(&stream), time, rounding(mode), misreading)));
+        }
+        let pose = &cache.as_ref().unwrap().1;
+        let expected: Vec<u32> = values.split_whitespace().map(|v| u32::from_str_radix(v, 16).unwrap()).collect();
+        if pose[bone.parse::<usize>().unwrap()].map(f32::to_bits).to_vec() != expected {
+            wrong += 1;
+        }
+    }
+    wrong
 }
 
 /// The golden files hold the cases the spec's rules are about: bit rates 0 (in a

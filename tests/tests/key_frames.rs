@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::transform_bits as bits_of;
+
 use ossa_decoder::{Clip, Error, Rounding, Sampler, Transform};
 use ossa_encoder::{acl_text, compress, AlignedBytes, RawClip, Settings};
 
@@ -217,5 +219,60 @@ fn stripping_removes_the_least_important_frames_first() {
              {every_other:.4}), {kept_error:.5} at the frames kept",
             out.compressed_bytes, plain.compressed_bytes
         );
+    }
+}
+
+/// Root motion reads the root-motion bone with the keys and the weight the pose uses,
+/// around key frames left out too: `root_local` and `root_transform` of `glide` (most
+/// of its frames left out; its root, bone 0, moves) equal the bone decoded by the
+/// sampler at every time, alone and as a streaming database clip with any tiers
+/// resident.
+/// (Before the fix, they interpolated the frames around a left-out sample with the
+/// sample's own fraction.)
+#[test]
+fn root_motion_follows_the_pose_around_key_frames_left_out() {
+    use ossa_decoder::{Database, Residency, Tier};
+    use ossa_encoder::database::{build, DatabaseSettings};
+    let raw = glide();
+    let compressed = compress(&raw, &lean()).unwrap();
+    let clip = Clip::from_bytes(&compressed.bytes).unwrap();
+    assert!(clip.stored_key_frames() < clip.sample_count() / 2);
+    let mut sampler = Sampler::new(clip);
+    let times: Vec<f32> = (0..=200).map(|k| clip.duration() * k as f32 / 200.0).collect();
+    for &t in &times {
+        sampler.seek(t, Rounding::None);
+        let bone = sampler.decompress_bone(0).unwrap();
+        assert_eq!(bits_of(&clip.root_local(t)), bits_of(&bone), "root_local at {t}");
+        assert_eq!(bits_of(&clip.root_transform(t)), bits_of(&bone), "root_transform at {t}");
+    }
+    // In a database, with each tier resident or not (11 key frames stored, 8 of them
+    // segment ends: one goes to each tier).
+    let settings =
+        DatabaseSettings { chunk_shift: 8, medium: 0.1, low: 0.1, compression: lean(), ..Default::default() };
+    let built = build(&[("glide".into(), raw)], &settings).unwrap();
+    let database = Database::from_bytes(&built.file).unwrap();
+    let clip = Clip::from_bytes(&built.clips[0].bytes).unwrap();
+    let binding = database.bind(&clip).unwrap();
+    assert!(built.clips[0].tier_frames.iter().all(|&f| f > 0), "both tiers hold glide frames");
+    for (medium, low) in [(false, false), (true, false), (false, true), (true, true)] {
+        let mut r = Residency::new(&database, vec![None; database.chunk_slots() as usize]).unwrap();
+        for (tier, on) in [(Tier::Medium, medium), (Tier::Low, low)] {
+            for i in (0..database.chunk_count(tier)).filter(|_| on) {
+                let c = database.chunk(tier, i).unwrap();
+                r.bind(&database, tier, i, &built.file[c.file_offset as usize..][..c.size as usize]).unwrap();
+            }
+        }
+        let mut sampler = Sampler::new(clip);
+        for &t in &times {
+            sampler.seek_streamed(t, Rounding::None, &binding, &r).unwrap();
+            let bone = sampler.decompress_bone(0).unwrap();
+            let root = clip.root_transform_streamed(t, &binding, &r).unwrap();
+            assert_eq!(bits_of(&root), bits_of(&bone), "streamed root_transform at {t} ({medium}, {low})");
+        }
+        let d = clip.root_motion_streamed(0.0, clip.duration(), 0, &binding, &r).unwrap();
+        let whole = clip.root_transform_streamed(clip.duration(), &binding, &r).unwrap();
+        let moved = d.transform_point(ossa_decoder::glam::Vec3::ZERO);
+        let start = clip.root_transform_streamed(0.0, &binding, &r).unwrap();
+        assert!((moved.length() - (whole.translation - start.translation).length()).abs() < 1e-3);
     }
 }

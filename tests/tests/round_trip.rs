@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::transform_bits as bits;
+
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use ossa_encoder::{compress, AlignedBytes, Settings};
 
@@ -90,15 +92,6 @@ fn stripped_files_are_compressed_size_and_decode_bit_identically() {
             }
         }
     }
-}
-
-fn bits(t: &Transform) -> [u32; 10] {
-    let mut out = [0u32; 10];
-    let values = t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array());
-    for (o, v) in out.iter_mut().zip(values) {
-        *o = v.to_bits();
-    }
-    out
 }
 
 #[test]

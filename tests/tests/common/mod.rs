@@ -68,6 +68,16 @@ pub fn transform_clips(dir: &Path) -> Vec<PathBuf> {
     clips
 }
 
+/// A transform's ten values as `f32` bits, for bit-for-bit comparisons.
+pub fn transform_bits(t: &Transform) -> [u32; 10] {
+    let mut out = [0u32; 10];
+    let values = t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array());
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = v.to_bits();
+    }
+    out
+}
+
 /// Reads a clip file with the encoder's reader.
 pub fn load(path: &Path) -> RawClip {
     let text = std::fs::read_to_string(path).expect("read clip");

@@ -66,11 +66,25 @@ pub enum Misreading {
     /// (3.0) A quantised rotation component decoded symmetrically about 0, as
     /// `(q − 32767.5) / 32767.5`, rather than as `q · fl(2 / 65535) + (−1)`.
     RotationSymmetric,
+    /// (database.md) The resident tiers ignored: a database clip decoded from its own
+    /// key frames alone.
+    TiersIgnored,
+    /// (database.md) A tier's key frame read at its place among every key frame
+    /// present (the clip's and the resident tiers'), not among the tier's own.
+    TierIndexOverAll,
+    /// (database.md) A tier location's byte inside its chunk ignored: the segment's
+    /// key frames read from the chunk's start.
+    ChunkByteIgnored,
+    /// (database.md) The chunk table read as the low tier's chunks first.
+    LowChunksFirst,
+    /// (database.md) The database reference read at offset 64 whatever the flags, not
+    /// after the root-motion block.
+    ReferenceBeforeRootMotion,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 20] = [
+    pub const ALL: [Misreading; 25] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -91,6 +105,11 @@ impl Misreading {
         Misreading::RotationSymmetric,
         Misreading::HolesIgnored,
         Misreading::HoleWeightKept,
+        Misreading::TiersIgnored,
+        Misreading::TierIndexOverAll,
+        Misreading::ChunkByteIgnored,
+        Misreading::LowChunksFirst,
+        Misreading::ReferenceBeforeRootMotion,
     ];
 }
 
@@ -155,7 +174,77 @@ const COMPONENTS: [usize; 4] = [3, 4, 3, 3];
 /// Decodes every bone of the clip in `b` at `time` with `round`, as a reader who made
 /// the `misreading` would: per bone, rotation `x y z w`, translation `x y z`, scale
 /// `x y z`.
+/// A database a clip is decoded with (database.md): its whole file, and which chunks
+/// are resident (`resident(tier, chunk)`, tier 0 medium, 1 low).
+pub struct Stream<'a> {
+    pub file: &'a [u8],
+    pub resident: &'a dyn Fn(usize, usize) -> bool,
+}
+
+/// What the tiers hold of one clip segment: per tier, the key frames present (those
+/// of tiers whose chunk is not resident cleared) and where they start, as a chunk's
+/// bytes and a bit offset in them.
+struct TierSegment<'a> {
+    held: [u32; 2],
+    bytes: [&'a [u8]; 2],
+    first_bit: [usize; 2],
+}
+
+/// The tiers' key frames of segment `s` of the clip `b` in `stream` (database.md,
+/// Sampling with resident chunks).
+fn tier_segment<'a>(b: &[u8], stream: &Stream<'a>, s: usize, misreading: Misreading) -> TierSegment<'a> {
+    let db = stream.file;
+    // The clip's reference: after the header and the root-motion block.
+    let mut at = 64;
+    if u32_at(b, 16) & 4 != 0 && misreading != Misreading::ReferenceBeforeRootMotion {
+        let (options, chain_len) = (u32_at(b, 68), u32_at(b, 72) as usize);
+        at += 16 + 16 * chain_len.div_ceil(4);
+        at += if options & 1 != 0 { 32 } else { 0 } + if options & 2 != 0 { 48 } else { 0 };
+    }
+    let clip_index = u32_at(b, at + 8) as usize;
+    let shift = u8_at(db, 36);
+    let medium_chunks = u32_at(db, 40) as usize;
+    let low_chunks = u32_at(db, 44) as usize;
+    let (clips, chunks, segments) = (u32_at(db, 48) as usize, u32_at(db, 52) as usize, u32_at(db, 56) as usize);
+    let first = u32_at(db, clips + 16 * clip_index + 8) as usize;
+    let entry = segments + 16 * (first + s);
+    let mut out = TierSegment { held: [0; 2], bytes: [&[]; 2], first_bit: [0; 2] };
+    for tier in 0..2 {
+        let (held, location) = (u32_at(db, entry + 4 * tier), u32_at(db, entry + 8 + 4 * tier));
+        let chunk = (location >> shift) as usize;
+        if held == 0 || !(stream.resident)(tier, chunk) {
+            continue;
+        }
+        let slot = match (tier, misreading == Misreading::LowChunksFirst) {
+            (0, false) => chunk,
+            (_, false) => medium_chunks + chunk,
+            (0, true) => low_chunks + chunk,
+            (_, true) => chunk,
+        };
+        let file_offset = u32_at(db, chunks + 16 * slot) as usize;
+        let byte =
+            if misreading == Misreading::ChunkByteIgnored { 0 } else { (location & ((1 << shift) - 1)) as usize };
+        out.held[tier] = held;
+        out.bytes[tier] = db.get(file_offset..).unwrap_or(&[]);
+        out.first_bit[tier] = 8 * byte;
+    }
+    out
+}
+
 pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> Vec<[f32; 10]> {
+    decode_with(b, None, time, round, misreading)
+}
+
+/// [`decode`] of a database clip with `stream`'s resident chunks.
+pub fn decode_with(
+    b: &[u8],
+    stream: Option<&Stream<'_>>,
+    time: f32,
+    round: Rounding,
+    misreading: Misreading,
+) -> Vec<[f32; 10]> {
+    let stream = stream.filter(|_| misreading != Misreading::TiersIgnored);
+    let tiers = |s: usize| stream.map(|st| tier_segment(b, st, s, misreading));
     // Header (header.md).
     let segment_len = if misreading == Misreading::DefaultSegmentLength { 16 } else { u8_at(b, 22) as usize };
     let bones = u32_at(b, 24) as usize;
@@ -275,7 +364,7 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
     if misreading != Misreading::HolesIgnored {
         let s = (k0 / segment_len).min(segments - 1);
         let j = k0 - s * segment_len;
-        let p = u32_at(b, table + 12 * s + 8);
+        let p = u32_at(b, table + 12 * s + 8) | tiers(s).map_or(0, |t| t.held[0] | t.held[1]);
         let bit = |n: usize| n < 32 && (p >> n) & 1 == 1;
         let after = if j >= 31 { 0 } else { p & !((1u32 << (j + 1)) - 1) };
         let unchanged = (bit(j) && (alpha == 0.0 || bit(j + 1))) || after == 0 || (bit(j) && alpha == 0.0);
@@ -298,11 +387,12 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         let entry = table + 12 * segment;
         let (data, frame_bits, present) =
             (u32_at(b, entry) as usize, u32_at(b, entry + 4) as usize, u32_at(b, entry + 8));
-        let stored_k = if misreading == Misreading::HolesIgnored {
-            local
-        } else {
-            (present & ((1u32 << local) - 1)).count_ones() as usize
-        };
+        let below = (1u32 << local) - 1;
+        let stored_k =
+            if misreading == Misreading::HolesIgnored { local } else { (present & below).count_ones() as usize };
+        // A key frame the clip does not store: from the resident tier that holds it.
+        let tier = tiers(segment).filter(|_| present >> local & 1 == 0);
+        let from_tier = tier.as_ref().and_then(|t| (0..2).find(|&x| t.held[x] >> local & 1 == 1).map(|x| (t, x)));
         let f_entries = animated_count.div_ceil(256).saturating_sub(1);
         let rates = data + 4 * f_entries;
         let bits = u8_at(b, rates + i);
@@ -310,7 +400,15 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
         let seg_ranges = rates + animated_count;
         let samples_at = data + 4 * f_entries + animated_count + if segments > 1 { 2 * total_c } else { 0 };
         let offset: usize = (0..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum();
-        let bit = 8 * samples_at + stored_k * frame_bits + offset + m * bits as usize;
+        let (b_samples, bit) = match from_tier {
+            Some((t, x)) => {
+                let all = present | t.held[0] | t.held[1];
+                let index = if misreading == Misreading::TierIndexOverAll { all } else { t.held[x] };
+                let k = (index & below).count_ones() as usize;
+                (t.bytes[x], t.first_bit[x] + k * frame_bits + offset + m * bits as usize)
+            }
+            None => (b, 8 * samples_at + stored_k * frame_bits + offset + m * bits as usize),
+        };
         let c = c_of(i);
         let lo_at = seg_ranges + 2 * p_of(i) + m;
         let hi_at = lo_at + c;
@@ -324,7 +422,7 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
             q_extent as f32 * step(list, range_grid[list], m)
         };
         if bits == 32 && misreading != Misreading::RawAsQuantised {
-            return f32::from_bits(bits_at(b, bit, 32));
+            return f32::from_bits(bits_at(b_samples, bit, 32));
         }
         let normalized = if bits == 0 {
             if ranged {
@@ -338,7 +436,7 @@ pub fn decode(b: &[u8], time: f32, round: Rounding, misreading: Misreading) -> V
                 0.0
             }
         } else {
-            let q = bits_at(b, bit, bits);
+            let q = bits_at(b_samples, bit, bits);
             let mut n = q as f32 / ((1u64 << bits) - 1) as f32;
             if ranged {
                 n = n * (u8_at(b, hi_at) as f32 / 255.0) + u8_at(b, lo_at) as f32 / 255.0;
