@@ -12,8 +12,22 @@ use ossa_encoder::{compress, Bone, BoneTrack, CompressError, LoopSetting, RawCli
 
 /// Numbers that break things, or any f64.
 fn number(u: &mut Unstructured) -> Result<f64> {
-    const SPECIAL: [f64; 14] =
-        [0.0, -0.0, 1.0, -1.0, 0.5, 1e-30, -1e-30, 1e30, 3.0e38, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE, 1e-310, 100.0];
+    const SPECIAL: [f64; 14] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        1e-30,
+        -1e-30,
+        1e30,
+        3.0e38,
+        f64::NAN,
+        f64::INFINITY,
+        f64::MIN_POSITIVE,
+        1e-310,
+        100.0,
+    ];
     Ok(match u.int_in_range(0..=3u8)? {
         0 => SPECIAL[usize::from(u.int_in_range(0..=13u8)?)],
         1 => f64::arbitrary(u)?,
@@ -29,10 +43,10 @@ fn clip(u: &mut Unstructured) -> Result<(RawClip, f64)> {
     let mut tracks = Vec::new();
     for b in 0..bone_count {
         let parent = match shape {
-            0 => b.checked_sub(1),                              // deep chain
-            1 => (b > 0).then_some(0),                          // wide
-            2 => None,                                          // all roots
-            _ => Option::<u8>::arbitrary(u)?.map(usize::from),  // anything, even invalid
+            0 => b.checked_sub(1),                             // deep chain
+            1 => (b > 0).then_some(0),                         // wide
+            2 => None,                                         // all roots
+            _ => Option::<u8>::arbitrary(u)?.map(usize::from), // anything, even invalid
         };
         bones.push(Bone {
             name: format!("b{b}"),
