@@ -6,7 +6,6 @@
 //!
 //! [`RANK_BLOCK_BITS`]: crate::format::RANK_BLOCK_BITS
 
-use crate::additive::Additive;
 use crate::bytes::{u32_at, u64_at_or_zero};
 use crate::clip::Clip;
 use crate::decode::{finish_rotation, floats, integers, key_value, lerp, Grid, Rate, SegmentRange};
@@ -19,7 +18,7 @@ use crate::transform::Transform;
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
 #[inline(always)]
 pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, bone: usize) -> Transform {
-    let mut t = Transform::IDENTITY;
+    let mut t = clip.default_transform(bone);
     let lists = &clip.lists;
     let has = |animated: bool, list: TrackList| lists.contains(bitset_index(animated, list), bone);
     if has(true, TrackList::Rotation3) {
@@ -40,9 +39,6 @@ pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, b
         animated::<V, SCALE, 3>(clip, keys, alpha, bone, &mut t);
     } else if has(false, TrackList::Scale) {
         constant::<V, SCALE, 3>(clip, bone, &mut t);
-    } else if clip.additive() == Additive::Additive1 {
-        // A default scale is 0 in an additive1 clip.
-        t.scale = glam::Vec3::ZERO;
     }
     t
 }

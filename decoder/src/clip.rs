@@ -9,13 +9,16 @@ use zerocopy::FromBytes;
 use crate::additive::Additive;
 use crate::bytes::{aligned_section, f32_at, u32_at};
 use crate::error::{Error, Section};
+use crate::format::database::PoseBone;
 use crate::format::{
     self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ALIGNMENT, BITSET_COUNT,
     BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, GRID_SIZE, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES,
     MAX_SAMPLES, MAX_SEGMENT_LEN, QUANTIZED_MAX, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::metadata::Metadata;
+use crate::shared_pose::SharedPose;
 use crate::track_lists::{popcount, TrackLists};
+use crate::transform::Transform;
 
 /// A validated compressed clip borrowing the caller's bytes. Cheap to copy.
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +51,9 @@ pub struct Clip<'a> {
     /// counts once at validation rather than per pose.
     pub(crate) starts: [ListStart; 4],
     pub(crate) metadata: Option<Metadata<'a>>,
+    /// With [`format::FLAG_SHARED_POSE`], the values of its default sub-tracks, one
+    /// per bone (validated: `bone_count` of them); empty otherwise (the identity).
+    pub(crate) defaults: &'a [PoseBone],
 }
 
 /// Where one list's data start, derived from the counts once at validation rather
@@ -121,8 +127,71 @@ impl<'a> Clip<'a> {
     /// declares; bytes past it are ignored, so clips can be packed back to back. The
     /// content checksum is not verified here (it costs a pass over every byte); use
     /// [`Clip::from_bytes_verified`] for data from an untrusted store.
+    ///
+    /// A clip whose default sub-tracks take their values from its database (flag
+    /// SHARED_POSE) is refused with [`Error::NeedsSharedPose`]: open it with
+    /// [`crate::Database::open_clip`].
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        let clip = Self::parse(bytes, &mut 0)?;
+        if clip.needs_shared_pose() {
+            return Err(Error::NeedsSharedPose);
+        }
+        Ok(clip)
+    }
+
+    /// Validates like [`Clip::from_bytes`], giving a clip with flag SHARED_POSE the
+    /// values of its default sub-tracks: `pose` must have its bone count (a clip
+    /// without the flag ignores it). [`crate::Database::open_clip`] finds the clip's pose
+    /// in its database; this is for a runtime that keeps poses elsewhere.
+    pub fn from_bytes_with_pose(bytes: &'a [u8], pose: SharedPose<'a>) -> Result<Self, Error> {
+        Self::parse(bytes, &mut 0)?.with_pose(pose)
+    }
+
+    /// The clip with `pose` giving its default sub-tracks their values, when it has
+    /// flag SHARED_POSE (checked: the bone counts agree); unchanged otherwise.
+    pub(crate) fn with_pose(mut self, pose: SharedPose<'a>) -> Result<Self, Error> {
+        if self.header.flags.get() & format::FLAG_SHARED_POSE != 0 {
+            if pose.bone_count() != self.bone_count {
+                return Err(Error::SharedPoseMismatch { pose_bones: pose.bone_count(), bone_count: self.bone_count });
+            }
+            self.defaults = pose.bones();
+        }
+        Ok(self)
+    }
+
+    /// Validates `bytes` like [`Clip::from_bytes`], leaving a clip with flag
+    /// SHARED_POSE without its pose ([`Clip::with_pose`] gives it).
+    pub(crate) fn parse_without_pose(bytes: &'a [u8]) -> Result<Self, Error> {
         Self::parse(bytes, &mut 0)
+    }
+
+    /// Whether the clip's default values are in a shared pose it was not given.
+    fn needs_shared_pose(&self) -> bool {
+        self.header.flags.get() & format::FLAG_SHARED_POSE != 0 && self.defaults.len() != self.bone_count as usize
+    }
+
+    /// Whether the clip's default sub-tracks take their values from its database's
+    /// shared pose (flag SHARED_POSE), and which pose.
+    pub fn shared_pose_index(&self) -> Option<u32> {
+        if self.header.flags.get() & format::FLAG_SHARED_POSE == 0 {
+            return None;
+        }
+        self.database_reference_block().map(|r| r.shared_pose.get())
+    }
+
+    /// Bone `bone`'s default values: the identity (scale 0 in an additive1 clip), or
+    /// the shared pose's.
+    #[inline(always)]
+    pub(crate) fn default_transform(&self, bone: usize) -> Transform {
+        if self.defaults.is_empty() {
+            if self.additive() == crate::additive::Additive::Additive1 {
+                Transform { scale: glam::Vec3::ZERO, ..Transform::IDENTITY }
+            } else {
+                Transform::IDENTITY
+            }
+        } else {
+            self.defaults.get(bone).map_or(Transform::IDENTITY, crate::shared_pose::transform_of)
+        }
     }
 
     /// Validates like [`Clip::from_bytes`] and counts the steps validation took (one
@@ -133,6 +202,17 @@ impl<'a> Clip<'a> {
         let mut work = 0;
         let result = Self::parse(bytes, &mut work);
         (result, work)
+    }
+
+    /// Verifies the content checksum (as [`Clip::from_bytes_verified`] does), for a
+    /// clip opened another way ([`crate::Database::open_clip`]).
+    pub fn verify_checksum(&self) -> Result<(), Error> {
+        let stored = self.header.checksum.get();
+        let computed = format::checksum(self.bytes);
+        if stored != computed {
+            return Err(Error::ChecksumMismatch { stored, computed });
+        }
+        Ok(())
     }
 
     fn parse(bytes: &'a [u8], work: &mut u64) -> Result<Self, Error> {
@@ -242,6 +322,7 @@ impl<'a> Clip<'a> {
             frame_directory_len: format::frame_directory_len(animated_count as usize) as u32,
             starts,
             metadata: None,
+            defaults: &[],
         };
         clip.validate_segments(work)?;
 
@@ -252,9 +333,12 @@ impl<'a> Clip<'a> {
         if flags & format::FLAG_DATABASE != 0 {
             *work = work.saturating_add(1);
             let reference = clip.database_reference_block().ok_or(Error::OutOfBounds(Section::ClipReference))?;
-            if reference.reserved.get() != 0 {
+            if flags & format::FLAG_SHARED_POSE == 0 && reference.shared_pose.get() != 0 {
                 return Err(Error::NonZeroReserved(Section::ClipReference));
             }
+        } else if flags & format::FLAG_SHARED_POSE != 0 {
+            // A shared pose is named by the database reference.
+            return Err(Error::BadValue(Section::Header));
         }
 
         let (meta_offset, meta_size) = (header.metadata_offset.get(), header.metadata_size.get());
@@ -272,11 +356,7 @@ impl<'a> Clip<'a> {
     /// corrupted buffer is reported as corrupted rather than decoded as garbage.
     pub fn from_bytes_verified(bytes: &'a [u8]) -> Result<Self, Error> {
         let clip = Self::from_bytes(bytes)?;
-        let stored = clip.header.checksum.get();
-        let computed = format::checksum(clip.bytes);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch { stored, computed });
-        }
+        clip.verify_checksum()?;
         Ok(clip)
     }
 

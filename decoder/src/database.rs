@@ -13,11 +13,13 @@ use crate::bytes::u16_at;
 use crate::clip::Clip;
 use crate::error::{Error, Mismatch, Section};
 use crate::format::database::{
-    ChunkEntry, ClipEntry, DatabaseHeader, TierSegment, CHUNK_ENTRY_SIZE, CLIP_ENTRY_SIZE, DATABASE_HEADER_SIZE,
-    DATABASE_KNOWN_FLAGS, DATABASE_LOW_STRIPPED, DATABASE_MAGIC, DATABASE_VERSION_MAJOR, DATABASE_VERSION_MINOR,
-    MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT, TIER_COUNT, TIER_LOW, TIER_MEDIUM, TIER_SEGMENT_SIZE,
+    ChunkEntry, ClipEntry, DatabaseHeader, PoseEntry, TierSegment, CHUNK_ENTRY_SIZE, CLIP_ENTRY_SIZE,
+    DATABASE_HEADER_SIZE, DATABASE_KNOWN_FLAGS, DATABASE_LOW_STRIPPED, DATABASE_MAGIC, DATABASE_VERSION_MAJOR,
+    DATABASE_VERSION_MINOR, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT, POSE_BONE_SIZE, POSE_ENTRY_SIZE, TIER_COUNT, TIER_LOW,
+    TIER_MEDIUM, TIER_SEGMENT_SIZE,
 };
 use crate::format::{self, ALIGNMENT, BIT_READ_SLACK};
+use crate::shared_pose::SharedPose;
 
 /// A quality tier of a database: the key frames of medium importance (resident for
 /// medium and highest fidelity) or of low importance (highest fidelity).
@@ -139,6 +141,21 @@ impl<'d> Database<'d> {
         let segments = table(header.segments_offset.get(), u64::from(segment_total), TIER_SEGMENT_SIZE)?;
         let names =
             index.get(header.names_offset.get() as usize..).ok_or(Error::OutOfBounds(Section::DatabaseIndex))?;
+        let poses = table(header.poses_offset.get(), u64::from(header.pose_count.get()), POSE_ENTRY_SIZE)?;
+        if header.reserved_end != [0; 8] {
+            return Err(Error::NonZeroReserved(Section::DatabaseIndex));
+        }
+        for (i, raw) in poses.chunks_exact(POSE_ENTRY_SIZE).enumerate() {
+            let bad = Error::BadValue(Section::DatabasePose(i as u32));
+            let entry = PoseEntry::read_from_bytes(raw).map_err(|_| bad)?;
+            let len = u64::from(entry.bone_count.get()).saturating_mul(POSE_BONE_SIZE as u64);
+            let values =
+                crate::bytes::aligned_section(index, entry.values_offset.get(), len, Section::DatabasePose(i as u32))?;
+            if entry.reserved != [zerocopy::little_endian::U32::ZERO; 2] {
+                return Err(Error::NonZeroReserved(Section::DatabasePose(i as u32)));
+            }
+            SharedPose::from_bytes(values, entry.bone_count.get()).map_err(|_| bad)?;
+        }
 
         for (i, raw) in chunks.chunks_exact(CHUNK_ENTRY_SIZE).enumerate() {
             let chunk = ChunkEntry::read_from_bytes(raw).map_err(|_| Error::OutOfBounds(Section::DatabaseIndex))?;
@@ -313,6 +330,43 @@ impl<'d> Database<'d> {
         let at = (self.header.segments_offset.get() as usize)
             .saturating_add((index as usize).saturating_mul(TIER_SEGMENT_SIZE));
         TierSegment::read_from_prefix(self.index.get(at..)?).ok().map(|(e, _)| e)
+    }
+
+    /// Number of shared poses.
+    pub fn pose_count(&self) -> u32 {
+        self.header.pose_count.get()
+    }
+
+    /// Shared pose `index`: the values its clips' default sub-tracks take.
+    pub fn shared_pose(&self, index: u32) -> Option<SharedPose<'d>> {
+        if index >= self.pose_count() {
+            return None;
+        }
+        let at =
+            (self.header.poses_offset.get() as usize).saturating_add((index as usize).saturating_mul(POSE_ENTRY_SIZE));
+        let (entry, _) = PoseEntry::read_from_prefix(self.index.get(at..)?).ok()?;
+        let values = self.index.get(entry.values_offset.get() as usize..)?;
+        SharedPose::from_bytes(values, entry.bone_count.get()).ok()
+    }
+
+    /// Validates `bytes` as a clip of this database (like [`Clip::from_bytes`]) and,
+    /// when its default sub-tracks take their values from a shared pose (flag
+    /// SHARED_POSE), gives it that pose: the way to open a database's clips. Refuses a
+    /// clip with a shared pose that names another database or a pose it does not
+    /// have; a clip without one opens as [`Clip::from_bytes`] opens it, whatever
+    /// database it names ([`Database::bind`] checks that).
+    pub fn open_clip<'a>(&self, bytes: &'a [u8]) -> Result<Clip<'a>, Error>
+    where
+        'd: 'a,
+    {
+        let clip = Clip::parse_without_pose(bytes)?;
+        let Some(index) = clip.shared_pose_index() else { return Ok(clip) };
+        match clip.database_reference() {
+            Some((id, _)) if id == self.id() => {}
+            _ => return Err(Error::NotInDatabase(Mismatch::OtherDatabase)),
+        }
+        let pose = self.shared_pose(index).ok_or(Error::NotInDatabase(Mismatch::PoseOutOfRange))?;
+        clip.with_pose(pose)
     }
 
     /// Checks `clip` against the database, in time linear in its segments, and returns

@@ -31,6 +31,10 @@ pub enum Section {
     DatabaseChunk(u32),
     /// One entry of a database's segment table.
     DatabaseSegment(u32),
+    /// One entry of a database's pose table, or its values.
+    DatabasePose(u32),
+    /// The values of a shared pose given to [`crate::SharedPose::from_bytes`].
+    SharedPose,
 }
 
 impl fmt::Display for Section {
@@ -49,6 +53,8 @@ impl fmt::Display for Section {
             Section::DatabaseClip(i) => write!(f, "database clip {i}"),
             Section::DatabaseChunk(i) => write!(f, "database chunk {i}"),
             Section::DatabaseSegment(i) => write!(f, "database segment entry {i}"),
+            Section::DatabasePose(i) => write!(f, "database shared pose {i}"),
+            Section::SharedPose => f.write_str("shared pose"),
         }
     }
 }
@@ -213,6 +219,17 @@ pub enum Error {
     /// A [`crate::Binding`] or [`crate::Residency`] used with a clip or database other
     /// than its own.
     OtherClipOrDatabase,
+    /// The clip's default sub-tracks take their values from its database's shared
+    /// pose (flag SHARED_POSE): open it with [`crate::Database::open_clip`] or
+    /// [`crate::Clip::from_bytes_with_pose`].
+    NeedsSharedPose,
+    /// The shared pose given for a clip has another bone count.
+    SharedPoseMismatch {
+        /// Bones in the pose.
+        pose_bones: u32,
+        /// Bones in the clip.
+        bone_count: u32,
+    },
 }
 
 /// Why a clip is not part of a database ([`Error::NotInDatabase`]).
@@ -227,6 +244,8 @@ pub enum Mismatch {
     /// The clip's checksum or segment count differs from the database's record: one
     /// of the two was rebuilt without the other.
     Rebuilt,
+    /// The clip's shared pose is past the database's pose count.
+    PoseOutOfRange,
 }
 
 impl fmt::Display for Mismatch {
@@ -238,6 +257,7 @@ impl fmt::Display for Mismatch {
             Mismatch::Rebuilt => {
                 "the clip differs from the database's record of it (one was rebuilt without the other)"
             }
+            Mismatch::PoseOutOfRange => "the clip's shared pose is past the database's pose count",
         })
     }
 }
@@ -322,6 +342,12 @@ impl fmt::Display for Error {
                 write!(f, "the database has {chunks} chunks, the residency has room for {capacity}")
             }
             Error::OtherClipOrDatabase => f.write_str("binding or residency of another clip or database"),
+            Error::NeedsSharedPose => f.write_str(
+                "the clip's default values are in its database's shared pose: it decodes only with its database",
+            ),
+            Error::SharedPoseMismatch { pose_bones, bone_count } => {
+                write!(f, "the shared pose has {pose_bones} bones, the clip {bone_count}")
+            }
         }
     }
 }

@@ -29,7 +29,8 @@
 //! arithmetic, written once over the per-target vectors of `simd`;
 //! `metadata` reads the optional tool-only section; `database` validates a streaming
 //! database's index and binds its clips, `residency` holds which of its chunks are in
-//! memory, and [`Sampler::seek_streamed`] samples with them (format-spec/database.md).
+//! memory, and [`Sampler::seek_streamed`] samples with them (format-spec/database.md);
+//! `shared_pose` holds the default values a database's clips share.
 #![no_std]
 // `unsafe` only in the SIMD backends (`simd/sse2.rs`, `simd/neon.rs`), which allow it
 // for their intrinsics, each block with a `SAFETY:` argument.
@@ -69,6 +70,7 @@ mod residency;
 mod root_motion;
 mod sampler;
 mod scalar;
+mod shared_pose;
 mod simd;
 mod subset;
 mod track_lists;
@@ -85,6 +87,7 @@ pub use residency::{Residency, Slot};
 pub use root_motion::Displacement;
 pub use sampler::{Rounding, Sampler};
 pub use scalar::{ScalarClip, ScalarSampler, ScalarType};
+pub use shared_pose::SharedPose;
 pub use subset::Subset;
 pub use transform::Transform;
 

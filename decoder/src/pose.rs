@@ -46,14 +46,22 @@ fn pose_with<V: Lanes, const RANGED: bool, const SAME: bool>(
         Some(out) => out,
         None => out,
     };
-    for t in out.iter_mut() {
-        *t = Transform::IDENTITY;
-    }
-    // An additive1 clip's default scale is 0 (a separate pass, so that the common
-    // case fills constant identities).
-    if clip.additive() == Additive::Additive1 {
+    if clip.defaults.is_empty() {
         for t in out.iter_mut() {
-            t.scale = glam::Vec3::ZERO;
+            *t = Transform::IDENTITY;
+        }
+        // An additive1 clip's default scale is 0 (a separate pass, so that the common
+        // case fills constant identities).
+        if clip.additive() == Additive::Additive1 {
+            for t in out.iter_mut() {
+                t.scale = glam::Vec3::ZERO;
+            }
+        }
+    } else {
+        // Default values from the database's shared pose (one per bone, validated):
+        // a copy, where a stored constant would be decoded.
+        for (t, values) in out.iter_mut().zip(clip.defaults) {
+            *t = crate::shared_pose::transform_of(values);
         }
     }
     constants::<V, ROTATION3, 3>(clip, out);

@@ -3,10 +3,13 @@
 //!
 //! A database holds the key frames its clips leave out, in two quality tiers
 //! ([`TIER_MEDIUM`], [`TIER_LOW`]), each laid out in chunks that a game streams in
-//! bulk. The *index* (header, clip table, chunk table, segment table, names) stays in
-//! memory; the chunks follow it in the file and come and go at run time.
+//! bulk. The *index* (header, clip table, chunk table, segment table, shared poses,
+//! names) stays in memory; the chunks follow it in the file and come and go at run
+//! time. A *shared pose* holds, per bone, the values its clips' default sub-tracks
+//! take ([`super::FLAG_SHARED_POSE`]): the constants clips of one skeleton have in
+//! common, stored once.
 
-use zerocopy::little_endian::{U16, U32, U64};
+use zerocopy::little_endian::{F32, U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The four bytes every database starts with.
@@ -37,7 +40,7 @@ pub const MAX_CHUNK_SHIFT: u8 = 30;
 /// The chunk size the encoder uses unless told otherwise (1 MiB).
 pub const DEFAULT_CHUNK_SHIFT: u8 = 20;
 
-/// The fixed 64-byte header at offset 0 of a database index.
+/// The fixed 80-byte header at offset 0 of a database index.
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct DatabaseHeader {
@@ -76,11 +79,17 @@ pub struct DatabaseHeader {
     pub segments_offset: U32,
     /// Offset of the names section (to the end of the index).
     pub names_offset: U32,
+    /// Number of shared poses.
+    pub pose_count: U32,
+    /// Offset of the pose table ([`PoseEntry`] per pose).
+    pub poses_offset: U32,
+    /// Zero.
+    pub reserved_end: [u8; 8],
 }
 
 /// Size of [`DatabaseHeader`] in bytes.
 pub const DATABASE_HEADER_SIZE: usize = core::mem::size_of::<DatabaseHeader>();
-const _: () = assert!(DATABASE_HEADER_SIZE == 64);
+const _: () = assert!(DATABASE_HEADER_SIZE == 80);
 
 /// One clip of a database.
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
@@ -119,12 +128,42 @@ pub struct TierSegment {
     pub at: [U32; TIER_COUNT],
 }
 
+/// One shared pose of a database: where its values are.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct PoseEntry {
+    /// Offset in the index of its values: [`POSE_BONE_SIZE`] bytes per bone.
+    pub values_offset: U32,
+    /// The bones it has values for (the bone count of the clips using it).
+    pub bone_count: U32,
+    /// Zero.
+    pub reserved: [U32; 2],
+}
+
+/// One bone's values in a shared pose: what its default sub-tracks decode to.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct PoseBone {
+    /// Rotation `x, y, z, w`.
+    pub rotation: [F32; 4],
+    /// Translation `x, y, z`.
+    pub translation: [F32; 3],
+    /// Scale `x, y, z`.
+    pub scale: [F32; 3],
+}
+
+/// Bytes of one bone's values in a shared pose ([`PoseBone`]).
+pub const POSE_BONE_SIZE: usize = core::mem::size_of::<PoseBone>();
+const _: () = assert!(POSE_BONE_SIZE == 40);
+
 /// Size of the per-entry records.
 pub const CLIP_ENTRY_SIZE: usize = core::mem::size_of::<ClipEntry>();
 /// See [`CLIP_ENTRY_SIZE`].
 pub const CHUNK_ENTRY_SIZE: usize = core::mem::size_of::<ChunkEntry>();
 /// See [`CLIP_ENTRY_SIZE`].
 pub const TIER_SEGMENT_SIZE: usize = core::mem::size_of::<TierSegment>();
+/// See [`CLIP_ENTRY_SIZE`].
+pub const POSE_ENTRY_SIZE: usize = core::mem::size_of::<PoseEntry>();
 
 /// The reference a clip of a database keeps (3.1, [`super::FLAG_DATABASE`]): 16 bytes
 /// after the header and the root-motion block.
@@ -135,8 +174,9 @@ pub struct ClipReference {
     pub database_id: U64,
     /// Its index in the database's clip table.
     pub clip_index: U32,
-    /// Zero.
-    pub reserved: U32,
+    /// With [`super::FLAG_SHARED_POSE`], the index of the database's shared pose that
+    /// gives its default sub-tracks their values; zero without it.
+    pub shared_pose: U32,
 }
 
 /// Size of [`ClipReference`] in bytes.

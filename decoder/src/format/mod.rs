@@ -19,7 +19,8 @@ pub const VERSION_MAJOR: u16 = 3;
 /// constants and clip ranges and lets segments leave key frames out; it reads
 /// everything 2.1 defined (wrapping loops, root motion, additive clips, scalar lists).
 /// 3.1 adds [`FLAG_DATABASE`]: a clip whose left-out key frames a streaming database
-/// holds ([`database`]).
+/// holds ([`database`]), and [`FLAG_SHARED_POSE`]: one whose default sub-tracks take
+/// their values from the database.
 pub const VERSION_MINOR: u16 = 1;
 
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
@@ -59,14 +60,20 @@ pub const FLAG_ROOT_MOTION: u32 = 1 << 2;
 /// some of the key frames its segments leave out (`format-spec/database.md`).
 pub const FLAG_DATABASE: u32 = 1 << 3;
 
+/// Header flag (3.1, only with [`FLAG_DATABASE`]): the clip's default sub-tracks (in
+/// no list) take their values from a shared pose of its database
+/// ([`database::ClipReference::shared_pose`]) instead of the identity: the constants
+/// that clips of one skeleton have in common are stored once, in the database.
+pub const FLAG_SHARED_POSE: u32 = 1 << 4;
+
 /// The flags a decoder of minor version `minor` understands: a file may not use a
 /// flag its own version does not define (every 3.x defines the first three, 3.1
-/// adds [`FLAG_DATABASE`]).
+/// adds [`FLAG_DATABASE`] and [`FLAG_SHARED_POSE`]).
 #[inline]
 pub const fn known_flags(minor: u16) -> u32 {
     let all = FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION;
     if minor >= 1 {
-        all | FLAG_DATABASE
+        all | FLAG_DATABASE | FLAG_SHARED_POSE
     } else {
         all
     }
@@ -76,7 +83,7 @@ pub const fn known_flags(minor: u16) -> u32 {
 /// so that older decoders of the major version keep reading what they can).
 #[inline]
 pub const fn minor_for_flags(flags: u32) -> u16 {
-    if flags & FLAG_DATABASE != 0 {
+    if flags & (FLAG_DATABASE | FLAG_SHARED_POSE) != 0 {
         1
     } else {
         0
