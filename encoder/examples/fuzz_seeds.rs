@@ -81,8 +81,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     // Streaming databases of the examples, small and large chunks: for each clip, the
-    // clip, the database, then operations binding every chunk and seeking.
-    let examples: Vec<(String, ossa_encoder::RawClip)> = ["wave", "glide", "cycle", "blink"]
+    // clip, the database, then operations binding every chunk and seeking. `cycle` and
+    // `stride` share a pose.
+    let examples: Vec<(String, ossa_encoder::RawClip)> = ["wave", "glide", "cycle", "blink", "stride"]
         .iter()
         .filter_map(|n| {
             let text = std::fs::read_to_string(root.join(format!("examples/{n}.acl.sjson"))).ok()?;
@@ -90,7 +91,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     for shift in [8u8, 12] {
-        let settings = DatabaseSettings { chunk_shift: shift, medium: 0.3, low: 0.3, ..DatabaseSettings::default() };
+        let settings = DatabaseSettings {
+            chunk_shift: shift,
+            medium: 0.3,
+            low: 0.3,
+            shared_poses: ossa_encoder::database::poses::PosePolicy::Always,
+            ..DatabaseSettings::default()
+        };
         let Ok(built) = build(&examples, &settings) else { continue };
         for clip in &built.clips {
             let mut seed = Vec::new();

@@ -1,14 +1,14 @@
 //! Decodes poses of a clip of a streaming database in a loop, for instruction counts
 //! (`scripts/database_instructions.sh`):
-//! `cargo run --release -p ossa-encoder --example stream_loop -- CLIP.acl.sjson [POSES]`.
-//! Builds a database of the clip alone (default tiers: a quarter of its key frames
-//! medium, a quarter low), then plays forward over 100 evenly spaced times,
-//! interpolating, POSES times in each of four loops, each its own function so that
-//! a profiler counts it alone: the clip compressed on its own (`plain_poses`), the
-//! database clip sampled without its database (`holes_poses`: the normal path over
-//! the key frames it keeps), and with its database with no tier resident
-//! (`lowest_poses`), the medium tier (`medium_poses`) and both (`highest_poses`),
-//! each a seek and a whole pose.
+//! `cargo run --release -p ossa-encoder --example stream_loop -- CLIP.acl.sjson [POSES [OTHER.acl.sjson…]]`.
+//! Builds a database of the clip and the others (default tiers: a quarter of the key
+//! frames medium, a quarter low; clips of one skeleton share a pose), then plays the
+//! clip forward over 100 evenly spaced times, interpolating, POSES times in each of
+//! five loops, each its own function so that a profiler counts it alone: the clip
+//! compressed on its own (`plain_poses`), the database clip sampled without its
+//! tiers (`holes_poses`: the normal path over the key frames it keeps), and with its
+//! database with no tier resident (`lowest_poses`), the medium tier (`medium_poses`)
+//! and both (`highest_poses`), each a seek and a whole pose.
 
 use std::hint::black_box;
 
@@ -21,13 +21,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.next().ok_or("usage: stream_loop CLIP.acl.sjson [POSES]")?;
     let poses: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(100_000);
     let raw = acl_text::read_clip(&std::fs::read_to_string(&path)?, "clip")?;
+    let mut clips = vec![("clip".to_owned(), raw.clone())];
+    for (i, other) in args.filter(|p| *p != path).enumerate() {
+        clips.push((format!("other{i}"), acl_text::read_clip(&std::fs::read_to_string(&other)?, "clip")?));
+    }
     let settings = Settings { include_metadata: false, ..Settings::default() };
     let plain = compress(&raw, &settings)?;
-    let built =
-        build(&[("clip".to_owned(), raw.clone())], &DatabaseSettings { compression: settings, ..Default::default() })?;
+    let built = build(&clips, &DatabaseSettings { compression: settings, ..Default::default() })?;
     let database = Database::from_bytes(&built.file)?;
     let bytes = &built.clips[0].bytes;
-    let clip = Clip::from_bytes(bytes)?;
+    let clip = database.open_clip(bytes)?;
     let binding = database.bind(&clip)?;
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
 
@@ -49,11 +52,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     highest_poses(&mut sampler, &binding, &residency, &mut pose, poses)?;
     println!(
-        "{} bones; key frames: {} in the clip, {} medium, {} low",
+        "{} bones; key frames: {} in the clip, {} medium, {} low; {}",
         raw.bones.len(),
         built.clips[0].clip_frames,
         built.clips[0].tier_frames[0],
-        built.clips[0].tier_frames[1]
+        built.clips[0].tier_frames[1],
+        if built.clips[0].shared_pose.is_some() { "shared pose" } else { "no shared pose" }
     );
     Ok(())
 }

@@ -74,20 +74,19 @@ pub fn measure(
     bound_loop_end: bool,
     stripped: &[bool],
 ) -> Result<ErrorStats, MeasureError> {
-    measure_playing(bytes, reference, precision, bound_loop_end, stripped, Playback::Alone)
+    measure_clip(Clip::from_bytes(bytes)?, reference, precision, bound_loop_end, stripped, Playback::Alone)
 }
 
-/// [`measure`], the clip sampled as `playback` says (a clip of a streaming database
-/// with its resident tiers).
-pub fn measure_playing<'b>(
-    bytes: &'b [u8],
+/// [`measure`] of a clip already opened (one of a streaming database, given its
+/// shared pose), sampled as `playback` says (with its database's resident tiers).
+pub fn measure_clip<'b>(
+    clip: Clip<'b>,
     reference: &Reference,
     precision: f64,
     bound_loop_end: bool,
     stripped: &[bool],
     playback: Playback<'_, 'b>,
 ) -> Result<ErrorStats, MeasureError> {
-    let clip = Clip::from_bytes(bytes)?;
     let bones = reference.bone_count;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; bones];

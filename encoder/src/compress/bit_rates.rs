@@ -99,7 +99,7 @@ impl Segment<'_> {
     fn lossy_value(&self, t: usize, i: usize) -> Lane4 {
         let track = &self.tracks[t];
         match track.class {
-            SubTrackClass::Default => self.reference.default_value(track.kind),
+            SubTrackClass::Default => self.reference.default_of(track.bone, track.kind),
             SubTrackClass::Constant => track.constant_local(),
             SubTrackClass::Animated => match &self.codes[t] {
                 Some(code) => track.decode(code, i, self.ranged),

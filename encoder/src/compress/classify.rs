@@ -49,8 +49,9 @@ fn classify_one(
     }
 
     let budget = precision * CLASS_BUDGET;
-    let identity = reference.default_value(kind);
-    let default_error = reference.standalone_error(bone, part, all.clone(), budget, scratch, |_| identity);
+    // The identity, or the shared pose's value when the clip has one.
+    let default = reference.default_of(bone, kind);
+    let default_error = reference.standalone_error(bone, part, all.clone(), budget, scratch, |_| default);
     track.constant = stored_form(kind, constant_value(reference, kind, bone));
     track.constant_exact = track.constant;
     let constant = track.constant_local();
@@ -73,7 +74,7 @@ fn classify_one(
 
 /// The single value that best stands for every sample: the normalised mean
 /// quaternion (signs aligned to the first), or the middle of each component's span.
-fn constant_value(reference: &Reference, kind: SubTrackKind, bone: usize) -> Lane4 {
+pub(crate) fn constant_value(reference: &Reference, kind: SubTrackKind, bone: usize) -> Lane4 {
     let part = kind as usize;
     let raw = || (0..reference.sample_count).map(move |s| reference.local[reference.at(s, bone)].parts[part]);
     if kind == SubTrackKind::Rotation {

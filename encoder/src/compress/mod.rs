@@ -16,6 +16,7 @@ pub mod key_frames;
 pub mod reference;
 pub mod root_motion;
 pub mod scalar;
+pub mod shared_pose;
 pub mod sub_track;
 pub mod writer;
 
@@ -25,10 +26,11 @@ use ossa_decoder::format::{self, Looping, SubTrackClass, DEFAULT_SEGMENT_LEN};
 use rayon::prelude::*;
 
 use crate::aligned::AlignedBytes;
-use crate::measure::measure;
+use crate::measure::measure_clip;
 pub use crate::measure::ErrorStats;
 use crate::memory::OutOfMemory;
 use crate::message::{name as shown, number};
+use crate::playback::Playback;
 use crate::raw_clip::{ClipError, RawClip};
 use reference::Reference;
 use sub_track::SubTrack;
@@ -64,6 +66,11 @@ pub struct Settings {
     /// bound then holds at the other samples; [`ErrorStats::max_error`] says what the
     /// stripped ones reach. 0 (the default) strips nothing.
     pub strip_frames: f64,
+    /// A streaming database's shared pose (`None` by default): default sub-tracks
+    /// take its values instead of the identity, so a sub-track that stays within its
+    /// share of the bound of the pose's value stores nothing. The clip then decodes
+    /// only with the pose ([`ossa_decoder::Database::open_clip`]).
+    pub shared_pose: Option<std::sync::Arc<shared_pose::SharedPoseValues>>,
 }
 
 impl Default for Settings {
@@ -77,6 +84,7 @@ impl Default for Settings {
             extract_root_motion: false,
             remove_key_frames: true,
             strip_frames: 0.0,
+            shared_pose: None,
         }
     }
 }
@@ -131,6 +139,13 @@ pub enum CompressError {
     NoSuchBone(String),
     /// The scalar track list is invalid.
     InvalidTrackList(String),
+    /// The shared pose has another number of bones than the clip.
+    SharedPoseMismatch {
+        /// Bones in the pose.
+        pose_bones: usize,
+        /// Bones in the clip.
+        bone_count: usize,
+    },
     /// The root-motion bone named has more ancestors than the format's limit.
     RootChainTooDeep {
         /// The bone named.
@@ -176,6 +191,9 @@ impl fmt::Display for CompressError {
             },
             CompressError::BadSegmentLen(n) => {
                 write!(f, "segment length {n} is not valid: it must be 1 to {}", format::MAX_SEGMENT_LEN)
+            }
+            CompressError::SharedPoseMismatch { pose_bones, bone_count } => {
+                write!(f, "the shared pose has {pose_bones} bones, the clip {bone_count}")
             }
             CompressError::CannotWrap => {
                 f.write_str("a clip of a single sample cannot wrap: it has no repeated last sample to drop")
@@ -287,6 +305,8 @@ pub struct Encoded<'c> {
     pub stripped_samples: Vec<bool>,
     /// Whether the metadata section is written.
     pub include_metadata: bool,
+    /// The shared pose its default sub-tracks take their values from, if any.
+    pub shared_pose: Option<std::sync::Arc<shared_pose::SharedPoseValues>>,
     /// The result.
     pub compressed: Compressed,
 }
@@ -321,6 +341,17 @@ impl Encoded<'_> {
     }
 }
 
+/// Opens compressed `bytes` through the decoder, with `pose` when the clip uses one.
+pub fn open<'b>(
+    bytes: &'b [u8],
+    pose: Option<&'b shared_pose::SharedPoseValues>,
+) -> Result<ossa_decoder::Clip<'b>, ossa_decoder::Error> {
+    match pose {
+        Some(pose) => ossa_decoder::Clip::from_bytes_with_pose(bytes, pose.view()?),
+        None => ossa_decoder::Clip::from_bytes(bytes),
+    }
+}
+
 /// [`compress`], keeping what produced the result.
 pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>, CompressError> {
     let precision = settings.precision;
@@ -332,7 +363,17 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         return Err(CompressError::BadSegmentLen(segment_len));
     }
     clip.check().map_err(CompressError::InvalidClip)?;
-    let reference = Reference::new(clip)?;
+    let mut reference = Reference::new(clip)?;
+    let shared_pose = settings.shared_pose.clone();
+    if let Some(pose) = &shared_pose {
+        if pose.bones.len() != clip.bones.len() {
+            return Err(CompressError::SharedPoseMismatch {
+                pose_bones: pose.bones.len(),
+                bone_count: clip.bones.len(),
+            });
+        }
+        reference.defaults = Some(pose.bones.clone());
+    }
     let motion_bone = root_motion::motion_bone(clip, settings.root_motion_bone.as_deref())?;
     let mut tracks = classify::classify(&reference, precision);
     let mut grids = grid::quantize_constants(&reference, &mut tracks, precision);
@@ -370,6 +411,7 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         sample_rate: clip.sample_rate as f32,
         segment_len,
         database: None,
+        shared_pose: shared_pose.as_ref().map(|p| p.index),
     };
     let mut targets = vec![precision * TARGET_MARGIN; spans.len()];
     // Key frames stripped beyond the bound, per segment, and per source sample.
@@ -426,12 +468,15 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         let bytes = AlignedBytes::try_new(&writer::write(&shape, &tracks, &grids, &codes, &kept, metadata)?)?;
         // The dropped last sample of a loop that closes is held to the bound like the
         // others; of a forced wrap whose ends differ, it is only reported.
-        let errors = measure(&bytes, &reference, precision, closes, &stripped_samples).map_err(|e| match e {
-            crate::measure::MeasureError::Decoder(e) => {
-                CompressError::Internal(format!("the decoder refused the encoder's output: {e}"))
-            }
-            crate::measure::MeasureError::OutOfMemory(e) => CompressError::OutOfMemory(e),
-        })?;
+        let refused = |e| CompressError::Internal(format!("the decoder refused the encoder's output: {e}"));
+        let decoded = open(&bytes, shared_pose.as_deref()).map_err(refused)?;
+        let errors =
+            measure_clip(decoded, &reference, precision, closes, &stripped_samples, Playback::Alone).map_err(|e| {
+                match e {
+                    crate::measure::MeasureError::Decoder(e) => refused(e),
+                    crate::measure::MeasureError::OutOfMemory(e) => CompressError::OutOfMemory(e),
+                }
+            })?;
         let mut tightened = false;
         for (segment, target) in targets.iter_mut().enumerate() {
             if errors.segment_max.get(segment).is_some_and(|&e| e > precision) {
@@ -441,8 +486,7 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
             }
         }
         if !tightened {
-            let layout =
-                ossa_decoder::Clip::from_bytes(&bytes).map_err(|e| CompressError::Internal(e.to_string()))?.layout();
+            let layout = decoded.layout();
             let compressed_bytes = layout.compressed() as usize;
             let stripped_frames = stripped_samples.iter().filter(|&&s| s).count();
             let compressed = Compressed { bytes, compressed_bytes, layout, errors, looping, stripped_frames };
@@ -461,6 +505,7 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
                 closes,
                 stripped_samples,
                 include_metadata: settings.include_metadata,
+                shared_pose,
                 compressed,
             });
         }

@@ -67,6 +67,9 @@ pub struct Reference {
     /// For an additive clip, its base at every sample and how the clip applies to
     /// it: `local_affine` and `object` are then the combined transforms a game sees.
     pub base: Option<Base>,
+    /// The values default sub-tracks decode to when the clip uses a database's shared
+    /// pose (per bone: rotation, translation, scale); `None`: the identity.
+    pub defaults: Option<Vec<[Lane4; 3]>>,
 }
 
 /// An additive clip's base, sampled at the clip's samples.
@@ -128,7 +131,18 @@ impl Reference {
             reach_of_sample(&parents, &shells, local_affine, reach);
         });
         let hierarchy = Hierarchy::new(&parents);
-        Ok(Reference { bone_count, sample_count, shells, hierarchy, local, local_affine, object, reach, base })
+        Ok(Reference {
+            bone_count,
+            sample_count,
+            shells,
+            hierarchy,
+            local,
+            local_affine,
+            object,
+            reach,
+            base,
+            defaults: None,
+        })
     }
 
     /// The local transform a game sees for `bone` at `sample` when the clip gives it
@@ -142,10 +156,13 @@ impl Reference {
         }
     }
 
-    /// The value a default (not stored) sub-track of `kind` decodes to: identity
-    /// rotation, zero translation, unit scale (zero in an additive1 clip, where the
-    /// game adds 1).
-    pub fn default_value(&self, kind: SubTrackKind) -> Lane4 {
+    /// The value `bone`'s default (not stored) sub-track of `kind` decodes to: its
+    /// shared pose's when the clip has one, else identity rotation, zero translation,
+    /// unit scale (zero in an additive1 clip, where the game adds 1).
+    pub fn default_of(&self, bone: usize, kind: SubTrackKind) -> Lane4 {
+        if let Some(values) = self.defaults.as_ref().and_then(|d| d.get(bone)) {
+            return values[kind as usize];
+        }
         let additive = self.base.as_ref().map_or(Additive::None, |b| b.format);
         default_value(kind, additive)
     }

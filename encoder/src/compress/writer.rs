@@ -46,6 +46,10 @@ pub struct ClipShape {
     /// The streaming database the clip belongs to: its id and the clip's index in it
     /// (3.1, `format-spec/database.md`).
     pub database: Option<(u64, u32)>,
+    /// The database's shared pose giving the clip's default sub-tracks their values
+    /// (flag SHARED_POSE). A clip with one names its database: until the database is
+    /// known (while it is compressed), the reference holds id 0 and clip 0.
+    pub shared_pose: Option<u32>,
 }
 
 /// Writes the buffer. `metadata` (the source clip and the precision held) adds the
@@ -82,11 +86,12 @@ pub fn write(
             format::root_motion_len(root.block.options.get(), root.chain.len() as u32)
         );
     }
-    if let Some((database_id, clip_index)) = shape.database {
+    if shape.database.is_some() || shape.shared_pose.is_some() {
+        let (database_id, clip_index) = shape.database.unwrap_or((0, 0));
         let reference = ClipReference {
             database_id: U64::new(database_id),
             clip_index: U32::new(clip_index),
-            reserved: U32::new(0),
+            shared_pose: U32::new(shape.shared_pose.unwrap_or(0)),
         };
         out.extend_from_slice(reference.as_bytes());
     }
@@ -190,8 +195,11 @@ pub fn write(
     if shape.root_motion.is_some() {
         flags |= FLAG_ROOT_MOTION;
     }
-    if shape.database.is_some() {
+    if shape.database.is_some() || shape.shared_pose.is_some() {
         flags |= FLAG_DATABASE;
+    }
+    if shape.shared_pose.is_some() {
+        flags |= format::FLAG_SHARED_POSE;
     }
     let header = ClipHeader {
         magic: MAGIC,

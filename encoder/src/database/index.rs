@@ -1,9 +1,10 @@
 //! Writes a database file: the index (header, clip table, chunk table, segment
-//! table, names), then the chunks (`format-spec/database.md`).
+//! table, pose table and shared poses, names), then the chunks
+//! (`format-spec/database.md`).
 
 use ossa_decoder::format::database::{
-    index_checksum, ChunkEntry, ClipEntry, DatabaseHeader, TierSegment, DATABASE_HEADER_SIZE, DATABASE_MAGIC,
-    DATABASE_VERSION_MAJOR, DATABASE_VERSION_MINOR, TIER_COUNT,
+    index_checksum, ChunkEntry, ClipEntry, DatabaseHeader, PoseEntry, TierSegment, DATABASE_HEADER_SIZE,
+    DATABASE_MAGIC, DATABASE_VERSION_MAJOR, DATABASE_VERSION_MINOR, POSE_BONE_SIZE, TIER_COUNT,
 };
 use ossa_decoder::format::ALIGNMENT;
 use zerocopy::little_endian::{U16, U32, U64};
@@ -35,6 +36,8 @@ pub struct Contents<'a> {
     pub chunks: [&'a [Vec<u8>]; TIER_COUNT],
     /// The segment table.
     pub segments: &'a [TierSegment],
+    /// The shared poses' values ([`POSE_BONE_SIZE`] bytes per bone), in pose order.
+    pub poses: Vec<&'a [u8]>,
 }
 
 /// The names section: each clip's name as a `u16` length and its bytes, and each
@@ -62,7 +65,15 @@ pub fn write(contents: &Contents<'_>) -> (Vec<u8>, usize) {
     let clips_offset = DATABASE_HEADER_SIZE;
     let chunks_offset = align(clips_offset + contents.clips.len() * size_of::<ClipEntry>());
     let segments_offset = align(chunks_offset + chunk_total * size_of::<ChunkEntry>());
-    let names_offset = align(segments_offset + size_of_val(contents.segments));
+    let poses_offset = align(segments_offset + size_of_val(contents.segments));
+    // Each pose's values after the pose table, 16-byte aligned.
+    let mut pose_values = Vec::with_capacity(contents.poses.len());
+    let mut end = align(poses_offset + contents.poses.len() * size_of::<PoseEntry>());
+    for values in &contents.poses {
+        pose_values.push(end);
+        end = align(end + values.len());
+    }
+    let names_offset = end;
     let (names, name_offsets) = names(&contents.clips.iter().map(|c| c.name).collect::<Vec<_>>());
     let index_size = align(names_offset + names.len());
 
@@ -92,6 +103,17 @@ pub fn write(contents: &Contents<'_>) -> (Vec<u8>, usize) {
     }
     let table = contents.segments.as_bytes();
     out[segments_offset..segments_offset + table.len()].copy_from_slice(table);
+    let mut at = poses_offset;
+    for (values, &values_offset) in contents.poses.iter().zip(&pose_values) {
+        let entry = PoseEntry {
+            values_offset: U32::new(values_offset as u32),
+            bone_count: U32::new((values.len() / POSE_BONE_SIZE) as u32),
+            reserved: [U32::new(0); 2],
+        };
+        out[at..at + size_of::<PoseEntry>()].copy_from_slice(entry.as_bytes());
+        at += size_of::<PoseEntry>();
+        out[values_offset..values_offset + values.len()].copy_from_slice(values);
+    }
     out[names_offset..names_offset + names.len()].copy_from_slice(&names);
 
     let header = DatabaseHeader {
@@ -111,6 +133,9 @@ pub fn write(contents: &Contents<'_>) -> (Vec<u8>, usize) {
         chunks_offset: U32::new(chunks_offset as u32),
         segments_offset: U32::new(segments_offset as u32),
         names_offset: U32::new(names_offset as u32),
+        pose_count: U32::new(contents.poses.len() as u32),
+        poses_offset: U32::new(poses_offset as u32),
+        reserved_end: [0; 8],
     };
     out[..DATABASE_HEADER_SIZE].copy_from_slice(header.as_bytes());
     let sum = index_checksum(&out);

@@ -7,25 +7,28 @@
 //! causes ([`crate::compress::Encoded::ranking`]), the tiers take the least important
 //! shares over the whole database ([`partition`]), each tier's key frames are laid out
 //! in chunks ([`chunks`]), and the clips are written again without them, each naming
-//! the database ([`index`] writes the database itself). Every clip is then measured
-//! through the decoder at the three fidelities: the clip alone, with the medium tier,
-//! with both.
+//! the database ([`index`] writes the database itself). Clips of one skeleton share
+//! their common constants through a shared pose of the database ([`poses`]), chosen
+//! before they are compressed. Every clip is then measured through the decoder at the
+//! three fidelities: the clip alone, with the medium tier, with both.
 
 pub mod chunks;
 pub mod index;
 pub mod partition;
+pub mod poses;
 
 use std::fmt;
+use std::sync::Arc;
 
 use ossa_decoder::format::database::{fnv1a_64, TierSegment, DATABASE_LOW_STRIPPED, FNV64_OFFSET_BASIS};
-use ossa_decoder::{Clip, Database, Residency, Slot, Tier};
+use ossa_decoder::{Database, Residency, Slot, Tier};
 use rayon::prelude::*;
 use zerocopy::little_endian::U32;
 use zerocopy::IntoBytes;
 
 use crate::aligned::AlignedBytes;
-use crate::compress::{encode, CompressError, Encoded, ErrorStats, Settings};
-use crate::measure::{measure_playing, MeasureError};
+use crate::compress::{encode, open, CompressError, Encoded, ErrorStats, Settings};
+use crate::measure::{measure_clip, MeasureError};
 use crate::memory::OutOfMemory;
 use crate::playback::Playback;
 use crate::raw_clip::RawClip;
@@ -46,6 +49,11 @@ pub struct DatabaseSettings {
     /// Leave the low tier out: its key frames are dropped, and the medium fidelity is
     /// the highest.
     pub strip_lowest: bool,
+    /// When the constants that clips of one skeleton share are stored once, in a
+    /// shared pose of the database ([`poses`]; by default when that saves bytes).
+    /// Clips with a pose decode only with the database's index;
+    /// [`poses::PosePolicy::Never`] keeps every clip decodable on its own.
+    pub shared_poses: poses::PosePolicy,
 }
 
 impl Default for DatabaseSettings {
@@ -56,6 +64,7 @@ impl Default for DatabaseSettings {
             low: 0.25,
             chunk_shift: ossa_decoder::format::database::DEFAULT_CHUNK_SHIFT,
             strip_lowest: false,
+            shared_poses: poses::PosePolicy::Auto,
         }
     }
 }
@@ -103,8 +112,11 @@ pub struct DatabaseClipResult {
     pub bytes: AlignedBytes,
     /// Bytes a game ships (without the metadata section).
     pub compressed_bytes: usize,
-    /// The size of the same clip compressed on its own, every key frame in it.
+    /// The size of the same clip with every key frame in it (and the same shared
+    /// pose, if any).
     pub standalone_bytes: usize,
+    /// The shared pose its default sub-tracks take their values from, if any.
+    pub shared_pose: Option<u32>,
     /// Key frames stored over the clip and every tier (what it stores on its own).
     pub stored_frames: usize,
     /// Key frames the clip keeps.
@@ -141,6 +153,10 @@ pub struct BuiltDatabase {
     pub index_size: usize,
     /// The medium and low tiers.
     pub tiers: [TierSummary; 2],
+    /// The shared poses: how many, and their bytes in the index (values only).
+    pub poses: usize,
+    /// See [`BuiltDatabase::poses`].
+    pub pose_bytes: usize,
     /// The database's id.
     pub id: u64,
 }
@@ -254,11 +270,22 @@ pub fn build(clips: &[(String, RawClip)], settings: &DatabaseSettings) -> Result
 /// (`settings.compression` is not used).
 pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Result<BuiltDatabase, DatabaseError> {
     check(clips, settings)?;
-    // Every clip compressed as on its own, and its stored key frames ranked.
+    let plan = poses::choose(clips, settings.shared_poses)?;
+    // Every clip compressed as on its own (with its shared pose), and its stored key
+    // frames ranked.
     let encoded: Vec<(Encoded<'_>, Vec<partition::Ranking>)> = clips
         .par_iter()
-        .map(|input| {
-            let encoded = encode(input.clip, input.settings)
+        .zip(&plan.of_clip)
+        .map(|(input, pose)| {
+            let own;
+            let settings = match pose {
+                Some(pose) => {
+                    own = Settings { shared_pose: Some(Arc::clone(pose)), ..input.settings.clone() };
+                    &own
+                }
+                None => input.settings,
+            };
+            let encoded = encode(input.clip, settings)
                 .map_err(|error| DatabaseError::Clip { name: input.name.to_owned(), error })?;
             let ranking = encoded.ranking();
             Ok((encoded, ranking))
@@ -313,7 +340,9 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
         .iter()
         .flat_map(|p| p.chunks.iter())
         .map(|c| &c[..])
-        .chain([segments.as_bytes(), &name_bytes[..]])
+        .chain([segments.as_bytes()])
+        .chain(plan.poses.iter().map(|p| p.bytes()))
+        .chain([&name_bytes[..]])
         .fold(FNV64_OFFSET_BASIS, |h, part| fnv1a_64(part, h));
 
     // The clips again, each keeping what no tier took and naming the database.
@@ -329,8 +358,8 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
 
     let mut records = Vec::with_capacity(clips.len());
     let mut first_segment = 0u32;
-    for (input, bytes) in clips.iter().zip(&written) {
-        let clip = Clip::from_bytes(bytes).map_err(|e| DatabaseError::Internal(e.to_string()))?;
+    for ((input, bytes), (e, _)) in clips.iter().zip(&written).zip(&encoded) {
+        let clip = open(bytes, e.shared_pose.as_deref()).map_err(|e| DatabaseError::Internal(e.to_string()))?;
         records.push(index::ClipRecord {
             name: input.name,
             checksum: clip.checksum(),
@@ -347,6 +376,7 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
         clips: records,
         chunks: chunk_lists,
         segments: &segments,
+        poses: plan.poses.iter().map(|p| p.bytes()).collect(),
     });
 
     // Every clip measured at the three fidelities, through the decoder.
@@ -362,13 +392,14 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
             let errors = residencies.each_ref().map(|r| measure_at(e, bytes, &database, r));
             let [lowest, medium, highest] = errors;
             let errors = [lowest?, medium?, highest?];
-            let clip = Clip::from_bytes(bytes).map_err(|e| DatabaseError::Internal(e.to_string()))?;
+            let clip = database.open_clip(bytes).map_err(|e| DatabaseError::Internal(e.to_string()))?;
             let count = |t: usize| tiers.iter().map(|s| s[t].count_ones() as usize).sum::<usize>();
             Ok(DatabaseClipResult {
                 name: input.name.to_owned(),
                 bytes: bytes.clone(),
                 compressed_bytes: clip.layout().compressed() as usize,
                 standalone_bytes: e.compressed.compressed_bytes,
+                shared_pose: clip.shared_pose_index(),
                 stored_frames: e.kept.iter().map(|k| k.count_ones() as usize).sum(),
                 clip_frames: clip.stored_key_frames() as usize,
                 tier_frames: [count(0), count(1)],
@@ -382,7 +413,8 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
         chunks: packed[t].chunks.len(),
         stripped: t >= tiers_kept,
     });
-    Ok(BuiltDatabase { clips: results, file, index_size, tiers, id })
+    let pose_bytes = plan.poses.iter().map(|p| p.bytes().len()).sum();
+    Ok(BuiltDatabase { clips: results, file, index_size, tiers, poses: plan.poses.len(), pose_bytes, id })
 }
 
 /// Refuses settings and inputs that cannot make a database.
@@ -448,14 +480,14 @@ fn resident<'f>(
 fn measure_at<'f>(
     encoded: &Encoded<'_>,
     bytes: &'f [u8],
-    database: &Database<'_>,
+    database: &Database<'f>,
     residency: &Residency<'f, Vec<Slot<'f>>>,
 ) -> Result<ErrorStats, DatabaseError> {
     let internal = |e: ossa_decoder::Error| DatabaseError::Internal(e.to_string());
-    let clip = Clip::from_bytes(bytes).map_err(internal)?;
+    let clip = database.open_clip(bytes).map_err(internal)?;
     let binding = database.bind(&clip).map_err(internal)?;
     let playback = Playback::Streamed { binding: &binding, residency };
-    measure_playing(bytes, &encoded.reference, encoded.precision, encoded.closes, &encoded.stripped_samples, playback)
+    measure_clip(clip, &encoded.reference, encoded.precision, encoded.closes, &encoded.stripped_samples, playback)
         .map_err(|e| match e {
             MeasureError::Decoder(e) => internal(e),
             MeasureError::OutOfMemory(e) => DatabaseError::OutOfMemory(e),

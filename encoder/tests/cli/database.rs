@@ -141,3 +141,50 @@ fn database_mistakes_are_refused_by_name_and_write_nothing() {
     assert_error(&o, &["--database"]);
     assert!(leftovers(&out).is_empty() && leftovers(dir.path()).is_empty());
 }
+
+/// Clips of one skeleton sharing a pose (`--shared-poses always`: two small clips,
+/// which the estimate alone would leave their constants): they decode with their
+/// database and refuse, by name, to decode without it; `info` describes them without
+/// it; `--shared-poses never` keeps every clip decodable on its own.
+#[test]
+fn clips_sharing_a_pose_decode_only_with_their_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("db");
+    let inputs = examples(&["cycle", "stride", "wave"]);
+    let mut args = vec!["database", &inputs[0], &inputs[1], &inputs[2], "-o", s(&out), "--json"];
+    args.extend(["--shared-poses", "always"]);
+    let built = json(&args);
+    assert_eq!(built["shared_poses"], 1, "{built}");
+    assert_eq!(built["shared_pose_bytes"], 7 * 40, "{built}");
+    let poses: Vec<&Value> = built["clips"].as_array().unwrap().iter().map(|c| &c["shared_pose"]).collect();
+    assert_eq!(poses, [&Value::from(0), &Value::from(0), &Value::Null]);
+    assert!(built["max_error"]["highest"].as_f64().unwrap() <= 0.01);
+
+    let cycle = out.join("cycle.ossa");
+    let db = out.join("database.ossadb");
+    let target = dir.path().join("cycle.acl.sjson");
+    let o = ossa(&["decompress", s(&cycle), "-o", s(&target)]);
+    assert_error(&o, &["cycle.ossa", "shared pose", "--database"]);
+    assert!(!target.exists());
+    let o = ossa(&["bench", s(&cycle)]);
+    assert_error(&o, &["cycle.ossa", "--database"]);
+    let o = ossa(&["decompress", s(&cycle), "--database", s(&db), "--fidelity", "lowest", "-o", s(&target)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&target).unwrap().contains("cycle"));
+    let info = json(&["info", s(&cycle), "--json"]);
+    assert_eq!(info["database"]["shared_pose"], 0, "{info}");
+    assert!(info["flags"].as_array().unwrap().contains(&Value::from("shared-pose")), "{info}");
+    let text = stdout(&ossa(&["info", s(&db)]));
+    assert!(text.contains("shared pose 0: 7 bones"), "{text}");
+    let o = ossa(&["bench", s(&cycle), "--database", s(&db), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let alone = dir.path().join("alone");
+    let mut args = vec!["database", &inputs[0], &inputs[1], "-o", s(&alone), "--json"];
+    args.extend(["--shared-poses", "never"]);
+    let built = json(&args);
+    assert_eq!(built["shared_poses"], 0, "{built}");
+    let o = ossa(&["decompress", s(&alone.join("cycle.ossa")), "-o", s(&target)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_error(&ossa(&["database", &inputs[0], "-o", s(&alone), "--shared-poses", "sometimes"]), &["sometimes"]);
+}

@@ -125,6 +125,7 @@ fn decompress_streams_whatever_the_sample_count() {
         sample_rate: 30.0,
         segment_len: DEFAULT_SEGMENT_LEN,
         database: None,
+        shared_pose: None,
     };
     let bytes = write(&shape, &tracks, &Default::default(), &segments, &[], None).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -119,6 +119,12 @@ pub enum Command {
         /// the medium fidelity is the highest.
         #[arg(long)]
         strip_lowest: bool,
+        /// When the constants that clips of one skeleton have in common are stored
+        /// once, in a shared pose of the database's index (its clips then decode only
+        /// with the index): auto when that saves bytes, always for a skeleton of two
+        /// clips or more, never (every clip decodes on its own).
+        #[arg(long, value_enum, value_name = "WHEN", default_value_t = SharedPoses::Auto)]
+        shared_poses: SharedPoses,
         /// Largest object-space error allowed with every tier resident, in the
         /// clips' units.
         #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
@@ -152,6 +158,10 @@ pub enum Command {
         /// call finds its data out of the caches.
         #[arg(long)]
         cold: bool,
+        /// The clip's streaming database (needed for a clip with a shared pose): the
+        /// clip is opened through it and plays from its own key frames.
+        #[arg(long, value_name = "DB.ossadb")]
+        database: Option<PathBuf>,
     },
     /// Compress clips in memory and report sizes, errors and times. A folder stands
     /// for the .acl.sjson files in it. Every clip is tried: failures are listed at the
@@ -183,6 +193,25 @@ impl From<FidelityArg> for ossa_encoder::database::Fidelity {
             FidelityArg::Highest => ossa_encoder::database::Fidelity::Highest,
             FidelityArg::Medium => ossa_encoder::database::Fidelity::Medium,
             FidelityArg::Lowest => ossa_encoder::database::Fidelity::Lowest,
+        }
+    }
+}
+
+/// `--shared-poses`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum SharedPoses {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<SharedPoses> for ossa_encoder::database::poses::PosePolicy {
+    fn from(p: SharedPoses) -> Self {
+        use ossa_encoder::database::poses::PosePolicy;
+        match p {
+            SharedPoses::Auto => PosePolicy::Auto,
+            SharedPoses::Always => PosePolicy::Always,
+            SharedPoses::Never => PosePolicy::Never,
         }
     }
 }

@@ -105,13 +105,24 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 extract_root_motion,
                 remove_key_frames: !keep_every_frame,
                 strip_frames,
+                shared_pose: None,
             };
             commands::compress::run(&input, &output, &settings, json, &limit)
         }
         Command::Decompress { input, output, database, fidelity } => {
             commands::decompress::run(&input, &output, database.as_deref(), fidelity.into(), &limit)
         }
-        Command::Database { inputs, output, tiers, chunk_size, strip_lowest, precision, strip_metadata, json } => {
+        Command::Database {
+            inputs,
+            output,
+            tiers,
+            chunk_size,
+            strip_lowest,
+            shared_poses,
+            precision,
+            strip_metadata,
+            json,
+        } => {
             let settings = ossa_encoder::database::DatabaseSettings {
                 compression: ossa_encoder::Settings {
                     precision,
@@ -122,11 +133,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 low: tiers.1,
                 chunk_shift: chunk_size,
                 strip_lowest,
+                shared_poses: shared_poses.into(),
             };
             commands::database::run(&inputs, &output, &settings, json, &limit)
         }
         Command::Info { input, json } => commands::info::run(&input, json, &limit),
-        Command::Bench { input, json, cold } => commands::bench::run(&input, json, cold, &limit),
+        Command::Bench { input, json, cold, database } => {
+            commands::bench::run(&input, json, cold, database.as_deref(), &limit)
+        }
         Command::Stats { inputs, precision, json } => commands::stats::run(&inputs, precision, json, &limit),
     }
 }

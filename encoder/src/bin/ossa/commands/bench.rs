@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use ossa_decoder::{Clip, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, Database, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::message::path as shown;
 use ossa_encoder::AlignedBytes;
 use serde_json::json;
@@ -27,11 +27,20 @@ const ROUNDS: usize = 301;
 /// clip out of the caches.
 const COLD_BYTES: usize = 64 << 20;
 
-pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<(), Failure> {
+pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit: &MemoryLimit) -> Result<(), Failure> {
     let source = Input::open(input)?;
     let input = source.shown.clone();
     let bytes = source.read_ossa(limit)?;
-    let clip = Clip::from_bytes(&bytes).map_err(|e| Failure::at(&input, e))?;
+    // A database clip opens through its database (which gives it its shared pose).
+    let file = match database {
+        Some(path) => Some((path, Input::open(path)?.read_database(limit)?)),
+        None => None,
+    };
+    let database = match &file {
+        Some((path, file)) => Some(Database::from_bytes_verified(file).map_err(|e| Failure::at(path, e))?),
+        None => None,
+    };
+    let clip = super::decompress::open_clip(&input, &bytes, database.as_ref())?;
     // One copy warm; with --cold, enough copies to cover COLD_BYTES, visited in turn.
     let copies = if cold { COLD_BYTES.div_ceil(bytes.len()).max(2) } else { 1 };
     let needed = (copies * bytes.len()) as u64;
@@ -39,8 +48,14 @@ pub fn run(input: &Path, json: bool, cold: bool, limit: &MemoryLimit) -> Result<
         return Err(Failure::at(&input, limit.refusal("the cold-cache benchmark's copies of the clip", needed)));
     }
     let stored: Vec<AlignedBytes> = (0..copies).map(|_| AlignedBytes::new(&bytes)).collect();
-    let clips: Vec<Clip<'_>> =
-        stored.iter().map(|b| Clip::from_bytes(b)).collect::<Result<_, _>>().map_err(|e| Failure::at(&input, e))?;
+    let clips: Vec<Clip<'_>> = stored
+        .iter()
+        .map(|b| match &database {
+            Some(database) => database.open_clip(b),
+            None => Clip::from_bytes(b),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| Failure::at(&input, e))?;
     let times: Vec<f32> = (0..TIMES).map(|i| clip.duration() * i as f32 / (TIMES - 1) as f32).collect();
     let bones = clip.bone_count();
     let mut pose = vec![Transform::IDENTITY; bones as usize];

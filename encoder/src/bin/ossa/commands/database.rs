@@ -150,6 +150,7 @@ pub fn run(
                     "stored_frames": c.stored_frames,
                     "clip_frames": c.clip_frames,
                     "tier_frames": { "medium": c.tier_frames[0], "low": c.tier_frames[1] },
+                    "shared_pose": c.shared_pose,
                     "max_error": fidelities(|f| c.errors[f].max_error),
                 })
             })
@@ -164,6 +165,8 @@ pub fn run(
             "clip_bytes": clip_bytes,
             "standalone_bytes": standalone,
             "tiers": { "medium": tier(0), "low": tier(1) },
+            "shared_poses": built.poses,
+            "shared_pose_bytes": built.pose_bytes,
             "max_error": fidelities(fidelity_max),
             "clips": clips,
             "seconds": seconds,
@@ -199,6 +202,14 @@ pub fn run(
             tier_line(0),
             tier_line(1),
         ))?;
+        if built.poses > 0 {
+            let sharing = built.clips.iter().filter(|c| c.shared_pose.is_some()).count();
+            say(format!(
+                "shared poses: {} ({} B in the index), the constants {sharing} clips have in common; \
+                 those clips decode only with the database",
+                built.poses, built.pose_bytes
+            ))?;
+        }
         say(format!(
             "max error (precision {}): lowest fidelity {:.6}, medium {:.6}, highest {:.6}",
             number(precision),

@@ -30,16 +30,21 @@ pub fn run(
     if bytes.get(20) == Some(&ossa_decoder::format::KIND_SCALAR_TRACKS) {
         return track_list(&input, output, destination, &bytes);
     }
-    let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
-    let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    // With a database: its tiers of the fidelity asked for, resident.
+    // With a database: the clip opened with its shared pose, if it has one, and the
+    // database's tiers of the fidelity asked for, resident.
     let file = match database {
         Some(path) => Some((path, Input::open(path)?.read_database(limit)?)),
         None => None,
     };
-    let streamed = match &file {
-        Some((path, file)) => Some(streamed(&clip, path, file, fidelity)?),
+    let index = match &file {
+        Some((path, file)) => Some((*path, Database::from_bytes_verified(file).map_err(|e| Failure::at(path, e))?)),
         None => None,
+    };
+    let clip = open_clip(&input, &bytes, index.as_ref().map(|(_, database)| database))?;
+    let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let streamed = match (&file, &index) {
+        (Some((path, file)), Some((_, database))) => Some(streamed(&clip, database, path, file, fidelity)?),
+        _ => None,
     };
 
     let mut out = destination.create(output)?;
@@ -77,22 +82,40 @@ pub fn run(
     }
 }
 
-/// The clip's binding to the database in `file` (read from `path`) and the
-/// residency of the tiers `fidelity` streams in, every chunk verified.
+/// The clip in `bytes` (read from `input`), its checksum verified: opened through
+/// `database` when given (which gives a clip with a shared pose its values), on its
+/// own otherwise.
+pub fn open_clip<'a>(input: &Path, bytes: &'a [u8], database: Option<&Database<'a>>) -> Result<Clip<'a>, Failure> {
+    let clip = match database {
+        Some(database) => database.open_clip(bytes).and_then(|clip| clip.verify_checksum().map(|()| clip)),
+        None => Clip::from_bytes_verified(bytes),
+    };
+    clip.map_err(|e| match e {
+        ossa_decoder::Error::NeedsSharedPose => Failure::at(
+            input,
+            "the clip takes its constants from its database's shared pose: give the database with --database \
+             DB.ossadb",
+        ),
+        e => Failure::at(input, e),
+    })
+}
+
+/// The clip's binding to `database` (in `file`, read from `path`) and the residency
+/// of the tiers `fidelity` streams in, every chunk verified.
 fn streamed<'a>(
     clip: &Clip<'_>,
+    database: &Database<'a>,
     path: &Path,
     file: &'a [u8],
     fidelity: Fidelity,
 ) -> Result<(Binding<'a>, Residency<'a, Vec<Slot<'a>>>), Failure> {
-    let database = Database::from_bytes_verified(file).map_err(|e| Failure::at(path, e))?;
     let binding = database.bind(clip).map_err(|e| Failure::at(path, e))?;
     let slots = vec![None; database.chunk_slots() as usize];
-    let mut residency = Residency::new(&database, slots).map_err(|e| Failure::at(path, e))?;
+    let mut residency = Residency::new(database, slots).map_err(|e| Failure::at(path, e))?;
     for &tier in fidelity.tiers() {
         for i in 0..database.chunk_count(tier) {
-            let chunk = super::info::chunk_bytes(&database, file, tier, i).map_err(|e| Failure::at(path, e))?;
-            residency.bind(&database, tier, i, chunk).map_err(|e| Failure::at(path, e))?;
+            let chunk = super::info::chunk_bytes(database, file, tier, i).map_err(|e| Failure::at(path, e))?;
+            residency.bind(database, tier, i, chunk).map_err(|e| Failure::at(path, e))?;
         }
     }
     Ok((binding, residency))

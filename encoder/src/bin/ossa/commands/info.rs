@@ -22,7 +22,19 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     if bytes.get(20) == Some(&ossa_decoder::format::KIND_SCALAR_TRACKS) {
         return track_list(&input, &bytes, json);
     }
-    let clip = Clip::from_bytes_verified(&bytes).map_err(|e| Failure::at(&input, e))?;
+    // A clip with a shared pose is described without its database: its structure
+    // does not depend on the pose's values, so placeholder identities stand for them.
+    let placeholder;
+    let clip = match Clip::from_bytes_verified(&bytes) {
+        Err(ossa_decoder::Error::NeedsSharedPose) => {
+            placeholder = identity_pose(&bytes);
+            ossa_decoder::SharedPose::from_bytes(&placeholder, bone_count(&bytes))
+                .and_then(|pose| Clip::from_bytes_with_pose(&bytes, pose))
+                .and_then(|clip| clip.verify_checksum().map(|()| clip))
+        }
+        other => other,
+    }
+    .map_err(|e| Failure::at(&input, e))?;
     let layout = clip.layout();
     let (major, minor) = clip.version();
     let mut flags: Vec<&str> = if clip.metadata().is_some() { vec!["metadata"] } else { vec![] };
@@ -34,6 +46,9 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
     }
     if clip.database_reference().is_some() {
         flags.push("database");
+    }
+    if clip.shared_pose_index().is_some() {
+        flags.push("shared-pose");
     }
     let root_bone = clip.root_motion_bone();
     let root_name =
@@ -62,6 +77,7 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "database": clip.database_reference().map(|(id, index)| json!({
                 "id": format!("{id:016x}"),
                 "clip_index": index,
+                "shared_pose": clip.shared_pose_index(),
             })),
             "flags": flags,
             "checksum": format!("{:08x}", clip.checksum()),
@@ -115,12 +131,32 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
              ('ossa decompress --database')"
         ))?;
     }
+    if let Some(pose) = clip.shared_pose_index() {
+        say(format!(
+            "  shared pose {pose} of the database: its default sub-tracks take their values from it, \
+             so it decodes only with the database"
+        ))?;
+    }
     say(format!("  flags       {}", if flags.is_empty() { "none".to_string() } else { flags.join(", ") }))?;
     say("  where the bytes go")?;
     for line in super::bytes::lines(&layout) {
         say(format!("  {line}"))?;
     }
     Ok(())
+}
+
+/// The bone count in a clip's header (bytes 24 to 27), 0 when it is too short.
+fn bone_count(bytes: &[u8]) -> u32 {
+    bytes.get(24..28).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Identity transforms, as shared-pose values, for the bones a clip's header
+/// declares (at most the format's limit).
+fn identity_pose(bytes: &[u8]) -> Vec<u8> {
+    let bones = bone_count(bytes).min(ossa_decoder::format::MAX_BONES) as usize;
+    let one: [f32; 10] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+    let values: Vec<u8> = one.iter().flat_map(|v| v.to_le_bytes()).collect();
+    values.repeat(bones)
 }
 
 /// The bytes of chunk `index` of `tier` in the database `file`.
@@ -154,6 +190,14 @@ fn database(input: &Path, file: &[u8], json: bool) -> Result<(), Failure> {
     }
     let clips: Vec<DatabaseClip<'_>> = (0..database.clip_count()).filter_map(|i| database.clip(i)).collect();
     let frames = |t: usize| clips.iter().map(|c| u64::from(c.tier_frames[t])).sum::<u64>();
+    // Shared poses: bones, and how many of their values differ from the identity.
+    let poses: Vec<(u32, u32)> = (0..database.pose_count())
+        .filter_map(|p| database.shared_pose(p))
+        .map(|pose| {
+            let moved = (0..pose.bone_count()).filter(|&b| pose.transform(b) != ossa_decoder::Transform::IDENTITY);
+            (pose.bone_count(), moved.count() as u32)
+        })
+        .collect();
     let (major, minor) = database.version();
     if json {
         let tiers: Vec<_> = tiers
@@ -183,6 +227,11 @@ fn database(input: &Path, file: &[u8], json: bool) -> Result<(), Failure> {
             "chunk_size": database.chunk_size(),
             "low_stripped": database.low_stripped(),
             "tiers": tiers,
+            "shared_poses": poses.iter().map(|&(bones, moved)| json!({
+                "bones": bones,
+                "bytes": bones as usize * ossa_decoder::format::database::POSE_BONE_SIZE,
+                "bones_not_identity": moved,
+            })).collect::<Vec<_>>(),
             "clips": clips,
         }));
     }
@@ -200,6 +249,12 @@ fn database(input: &Path, file: &[u8], json: bool) -> Result<(), Failure> {
             "  {:<6} tier {chunks} chunk(s), {bytes} B, {} key frames, checksums ok{stripped}",
             tier.name(),
             frames(tier.index())
+        ))?;
+    }
+    for (p, &(bones, moved)) in poses.iter().enumerate() {
+        say(format!(
+            "  shared pose {p}: {bones} bones ({} B), {moved} not at the identity: the default values of its clips",
+            bones as usize * ossa_decoder::format::database::POSE_BONE_SIZE
         ))?;
     }
     say(format!("  clips       {}", clips.len()))?;
