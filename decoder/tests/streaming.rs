@@ -48,8 +48,11 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
     let file = golden("stream.ossadb");
     let file = &file.0 .0[..file.1];
     let database = Database::from_bytes_verified(file).unwrap();
-    let clip_files: Vec<_> = ["wave", "glide", "stride"].iter().map(|n| golden(&format!("stream_{n}.ossa"))).collect();
-    let clips: Vec<Clip<'_>> = clip_files.iter().map(|b| Clip::from_bytes_verified(&b.0 .0[..b.1]).unwrap()).collect();
+    let clip_files: Vec<_> =
+        ["wave", "glide", "stride", "cycle"].iter().map(|n| golden(&format!("stream_{n}.ossa"))).collect();
+    // Opened through the database: `stride` and `cycle` take their default values
+    // from its shared pose.
+    let clips: Vec<Clip<'_>> = clip_files.iter().map(|b| database.open_clip(&b.0 .0[..b.1]).unwrap()).collect();
     let bindings: Vec<Binding<'_>> = clips.iter().map(|c| database.bind(c).unwrap()).collect();
     let chunk = |tier: Tier, i: u32| {
         let c = database.chunk(tier, i).unwrap();

@@ -7,6 +7,8 @@ mod common;
 
 use common::{pose_errors, raw_pose, Local, Rng};
 use ossa_decoder::{Binding, Clip, Database, Error, Mismatch, Residency, Rounding, Sampler, Slot, Tier, Transform};
+use ossa_encoder::compress::shared_pose::SharedPoseValues;
+use ossa_encoder::database::poses::PosePolicy;
 use ossa_encoder::database::{build, BuiltDatabase, DatabaseSettings, Fidelity};
 use ossa_encoder::{compress, AlignedBytes, RawClip, Settings};
 
@@ -92,16 +94,32 @@ fn shared(names: Option<&[&str]>) -> Option<Vec<(String, RawClip)>> {
 }
 
 /// A database of every shared transform clip, default tiers (a quarter each) and
-/// chunks: with every tier resident each clip decodes bit for bit as it does
-/// compressed on its own, so within the precision at every sample of every bone (the
-/// independent metric says so); with none, as the clip's own bytes decode without the
-/// database. The tiers take the shares asked of all stored key frames, and the
-/// encoder's reported errors are the decoder's.
+/// chunks, with the default shared poses and without any: with every tier resident
+/// each clip decodes bit for bit as it does compressed on its own with every key frame
+/// (and its shared pose, if any), so within the precision at every sample of every
+/// bone (the independent metric says so); with none, as the clip's own bytes decode
+/// without the tiers. The tiers take the shares asked of all stored key frames, and
+/// the encoder's reported errors are the decoder's. The shared clips have one
+/// skeleton: with the default policy they share one pose, which saves bytes.
 #[test]
 fn a_database_of_the_shared_clips_holds_the_bound_with_every_tier_resident() {
     let Some(clips) = shared(None) else { return };
-    let settings = DatabaseSettings::default();
-    let built = build(&clips, &settings).unwrap();
+    let mut totals = Vec::new();
+    for policy in [PosePolicy::Auto, PosePolicy::Never] {
+        let settings = DatabaseSettings { shared_poses: policy, ..DatabaseSettings::default() };
+        let built = check_database(&clips, &settings);
+        let pose_count = Database::from_bytes(&built.file).unwrap().pose_count();
+        assert_eq!(pose_count, u32::from(policy == PosePolicy::Auto), "{policy:?}: one skeleton, one pose");
+        let clip_bytes: usize = built.clips.iter().map(|c| c.compressed_bytes).sum();
+        totals.push(clip_bytes + built.index_size + built.tiers[0].bytes + built.tiers[1].bytes);
+    }
+    assert!(totals[0] < totals[1], "the shared pose saves bytes: {} B against {} B", totals[0], totals[1]);
+}
+
+/// [`a_database_of_the_shared_clips_holds_the_bound_with_every_tier_resident`] for
+/// one database.
+fn check_database(clips: &[(String, RawClip)], settings: &DatabaseSettings) -> BuiltDatabase {
+    let built = build(clips, settings).unwrap();
     let database = Database::from_bytes_verified(&built.file).unwrap();
     let all = residency(&database, &built.file, |_, _| true);
     let medium = residency(&database, &built.file, |t, _| t == Tier::Medium);
@@ -109,13 +127,29 @@ fn a_database_of_the_shared_clips_holds_the_bound_with_every_tier_resident() {
     let mut worst = [0.0f64; 3];
     for ((name, raw), result) in clips.iter().zip(&built.clips) {
         assert_eq!(&result.name, name);
-        let clip = Clip::from_bytes_verified(&result.bytes).unwrap();
+        let clip = database.open_clip(&result.bytes).unwrap();
+        clip.verify_checksum().unwrap();
+        assert_eq!(clip.shared_pose_index(), result.shared_pose);
         let binding = database.bind(&clip).unwrap();
         let highest = poses(clip, &binding, &all);
-        let alone = compress(raw, &settings.compression).unwrap();
+        // The same clip compressed on its own, with its pose's values if it has one.
+        let pose = result.shared_pose.map(|i| {
+            let view = database.shared_pose(i).unwrap();
+            let bones = (0..view.bone_count())
+                .map(|b| {
+                    let t = view.transform(b);
+                    let v = |v: ossa_decoder::glam::Vec3| [v.x, v.y, v.z, 0.0];
+                    [t.rotation.to_array(), v(t.translation), v(t.scale)]
+                })
+                .collect();
+            std::sync::Arc::new(SharedPoseValues::new(i, bones))
+        });
+        let own = Settings { shared_pose: pose.clone(), ..settings.compression.clone() };
+        let alone = compress(raw, &own).unwrap();
+        let alone = ossa_encoder::compress::open(&alone.bytes, pose.as_deref()).unwrap();
         assert_eq!(
             bits(&highest),
-            bits(&plain_poses(Clip::from_bytes(&alone.bytes).unwrap())),
+            bits(&plain_poses(alone)),
             "{name}: every tier resident decodes as the clip compressed on its own"
         );
         let lowest = poses(clip, &binding, &none);
@@ -143,16 +177,21 @@ fn a_database_of_the_shared_clips_holds_the_bound_with_every_tier_resident() {
     let clip_bytes: usize = built.clips.iter().map(|c| c.compressed_bytes).sum();
     let alone: usize = built.clips.iter().map(|c| c.standalone_bytes).sum();
     println!(
-        "{} clips: {clip_bytes} B in the clips (alone {alone} B), medium tier {} B, low tier {} B, index {} B; \
-         max error lowest {:.5}, medium {:.5}, highest {:.5}",
+        "shared poses {:?}: {} clips: {clip_bytes} B in the clips (every key frame: {alone} B), medium tier {} B, \
+         low tier {} B, index {} B ({} shared pose(s), {} B of values); max error lowest {:.5}, medium {:.5}, \
+         highest {:.5}",
+        settings.shared_poses,
         built.clips.len(),
         built.tiers[0].bytes,
         built.tiers[1].bytes,
         built.index_size,
+        built.poses,
+        built.pose_bytes,
         worst[0],
         worst[1],
         worst[2]
     );
+    built
 }
 
 /// Small chunks (1 KiB: many per tier), some of them resident: every sample the
@@ -172,7 +211,7 @@ fn chunks_resident_in_any_combination_give_their_key_frames() {
             Tier::ALL.iter().map(|&t| (0..database.chunk_count(t)).map(|_| rng.next() < 0.5).collect()).collect();
         let mut some = residency(&database, &built.file, |t, i| chosen[t.index()][i as usize]);
         for result in &built.clips {
-            let clip = Clip::from_bytes(&result.bytes).unwrap();
+            let clip = database.open_clip(&result.bytes).unwrap();
             let binding = database.bind(&clip).unwrap();
             let full = poses(clip, &binding, &all);
             let partial = poses(clip, &binding, &some);
@@ -221,13 +260,21 @@ fn holds(database: &Database<'_>, clip: &Clip<'_>, sample: u32, chosen: &[Vec<bo
     })
 }
 
-/// A small database of the example clips (no shared clips needed), 256-byte chunks.
+/// A small database of the example clips (no shared clips needed), chunks of
+/// `2^chunk_shift` bytes; `cycle` and `stride` (one skeleton) share a pose.
 fn examples(names: &[&str], chunk_shift: u8) -> BuiltDatabase {
     let clips: Vec<(String, RawClip)> = names
         .iter()
         .map(|n| (n.to_string(), common::load(&common::repo_root().join(format!("examples/{n}.acl.sjson")))))
         .collect();
-    build(&clips, &DatabaseSettings { chunk_shift, medium: 0.3, low: 0.3, ..DatabaseSettings::default() }).unwrap()
+    let settings = DatabaseSettings {
+        chunk_shift,
+        medium: 0.3,
+        low: 0.3,
+        shared_poses: PosePolicy::Always,
+        ..DatabaseSettings::default()
+    };
+    build(&clips, &settings).unwrap()
 }
 
 /// A clip is bound only to its own database, as built: another database, a clip
@@ -299,7 +346,8 @@ fn clips_chunks_and_residencies_of_other_databases_are_refused() {
 /// changes that matter (a tier frame the clip stores, a location past its chunk).
 #[test]
 fn malformed_indexes_and_chunks_never_panic() {
-    let built = examples(&["wave", "glide", "cycle"], 8);
+    let built = examples(&["wave", "glide", "cycle", "stride"], 8);
+    assert_eq!(built.poses, 1);
     let file = &built.file;
     let index_size = built.index_size;
     for len in 0..index_size {
@@ -328,7 +376,8 @@ fn malformed_indexes_and_chunks_never_panic() {
                 }
             }
             for bytes in &clips {
-                let clip = Clip::from_bytes(bytes).unwrap();
+                // A clip with a shared pose opens only with a pose that fits it.
+                let Ok(clip) = database.open_clip(bytes) else { continue };
                 let Ok(binding) = database.bind(&clip) else { continue };
                 let mut sampler = Sampler::new(clip);
                 let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
@@ -361,10 +410,79 @@ fn malformed_indexes_and_chunks_never_panic() {
         }
     }
     for bytes in &clips {
-        let clip = Clip::from_bytes(bytes).unwrap();
+        let clip = database.open_clip(bytes).unwrap();
         let binding = database.bind(&clip).unwrap();
         let _ = poses(clip, &binding, &r);
     }
+}
+
+/// A clip with a shared pose opens only with it: not on its own, not with another
+/// database's, not with a pose it does not have or of another bone count; its
+/// default sub-tracks decode as the pose's values (every bone of the pose that no list
+/// of the clip holds), a clip without one is unaffected by the database it opens with.
+#[test]
+fn shared_poses_open_only_with_their_database() {
+    let built = examples(&["cycle", "stride", "wave"], 8);
+    let other = examples(&["cycle", "stride"], 9);
+    let database = Database::from_bytes_verified(&built.file).unwrap();
+    let elsewhere = Database::from_bytes(&other.file).unwrap();
+    let cycle = &built.clips[0].bytes;
+    assert_eq!(built.clips[0].shared_pose, Some(0));
+    assert_eq!(built.clips[2].shared_pose, None);
+    assert_eq!(Clip::from_bytes(cycle).unwrap_err(), Error::NeedsSharedPose);
+    assert_eq!(elsewhere.open_clip(cycle).unwrap_err(), Error::NotInDatabase(Mismatch::OtherDatabase));
+    let pose = database.shared_pose(0).unwrap();
+    let clip = database.open_clip(cycle).unwrap();
+    assert_eq!(Clip::from_bytes_with_pose(cycle, pose).unwrap().checksum(), clip.checksum());
+    // A pose of another bone count.
+    let wave_pose = vec![0u8; 40 * 8];
+    let wrong = ossa_decoder::SharedPose::from_bytes(&wave_pose, 8).unwrap();
+    assert_eq!(
+        Clip::from_bytes_with_pose(cycle, wrong).unwrap_err(),
+        Error::SharedPoseMismatch { pose_bones: 8, bone_count: 7 }
+    );
+    // A pose index past the database's poses (the checksum made right).
+    let mut past = cycle.to_vec();
+    let at = 64 + 12;
+    past[at] = 1;
+    let sum = ossa_decoder::format::checksum(&past);
+    past[12..16].copy_from_slice(&sum.to_le_bytes());
+    let past = AlignedBytes::new(&past);
+    assert_eq!(database.open_clip(&past).unwrap_err(), Error::NotInDatabase(Mismatch::PoseOutOfRange));
+    // Non-finite pose values are refused.
+    let mut nan = vec![0u8; 40];
+    nan[..4].copy_from_slice(&f32::NAN.to_le_bytes());
+    assert!(ossa_decoder::SharedPose::from_bytes(&nan, 1).is_err());
+    // A wave clip (no pose) opens the same through either database.
+    let wave = Clip::from_bytes(&built.clips[2].bytes).unwrap();
+    assert_eq!(elsewhere.open_clip(&built.clips[2].bytes).unwrap().checksum(), wave.checksum());
+    // Bone by bone decodes as the whole pose; and some sub-tracks decode, at every
+    // time, to exactly the pose's values where they are not the identity's: default
+    // sub-tracks taking them (a stored constant would be quantised).
+    let mut sampler = Sampler::new(clip);
+    let mut out = vec![Transform::IDENTITY; 7];
+    let mut from_pose = [[true; 2]; 7];
+    for k in 0..=10 {
+        sampler.seek(clip.duration() * k as f32 / 10.0, Rounding::None);
+        sampler.decompress_pose(&mut out).unwrap();
+        for bone in 0..7u32 {
+            let single = sampler.decompress_bone(bone).unwrap();
+            assert_eq!(common::transform_bits(&single), common::transform_bits(&out[bone as usize]));
+            let (t, p) = (out[bone as usize], pose.transform(bone));
+            from_pose[bone as usize][0] &=
+                t.rotation.to_array().map(f32::to_bits) == p.rotation.to_array().map(f32::to_bits);
+            from_pose[bone as usize][1] &=
+                t.translation.to_array().map(f32::to_bits) == p.translation.to_array().map(f32::to_bits);
+        }
+    }
+    let taken = (0..7u32)
+        .filter(|&b| {
+            let p = pose.transform(b);
+            (from_pose[b as usize][0] && p.rotation != ossa_decoder::glam::Quat::IDENTITY)
+                || (from_pose[b as usize][1] && p.translation != ossa_decoder::glam::Vec3::ZERO)
+        })
+        .count();
+    assert!(taken > 0, "some default sub-track takes a pose value other than the identity");
 }
 
 /// Binding checks a clip's segments against the tiers: a tier holding a key frame

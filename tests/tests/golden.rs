@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use ossa_decoder::{format, Clip, Rounding, Sampler, Transform};
+use ossa_encoder::database::poses::PosePolicy;
 use ossa_encoder::database::{build_each, ClipInput, DatabaseSettings};
 use ossa_encoder::{compress, AlignedBytes, Settings};
 
@@ -245,7 +246,8 @@ fn the_golden_files_catch_every_misreading() {
 }
 
 /// The clips of the database golden files (`stream.ossadb`): each example and its
-/// settings. `stride` keeps a root-motion block, so its database reference follows it.
+/// settings. `stride` keeps a root-motion block, so its database reference follows it;
+/// `stride` and `cycle` have one skeleton, so they share a pose.
 fn stream_sources() -> Vec<(&'static str, Settings)> {
     vec![
         ("wave", Settings::default()),
@@ -254,13 +256,21 @@ fn stream_sources() -> Vec<(&'static str, Settings)> {
             "stride",
             Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() },
         ),
+        ("cycle", Settings::default()),
     ]
 }
 
 /// The database of the golden files: 512-byte chunks (several per tier, several
-/// clip segments in most), 30 % of the key frames in each tier.
+/// clip segments in most), 30 % of the key frames in each tier, a shared pose for
+/// `stride` and `cycle` (two small clips: the estimate alone would not give them one).
 fn stream_settings() -> DatabaseSettings {
-    DatabaseSettings { chunk_shift: 9, medium: 0.3, low: 0.3, ..DatabaseSettings::default() }
+    DatabaseSettings {
+        chunk_shift: 9,
+        medium: 0.3,
+        low: 0.3,
+        shared_poses: PosePolicy::Always,
+        ..DatabaseSettings::default()
+    }
 }
 
 /// The times of `stream.expected.txt`: `duration · k / (2N)` for `k = 0 … 2N`, rounding
@@ -302,7 +312,8 @@ fn stream_expected(file: &[u8], clips: &[(&str, AlignedBytes)]) -> String {
             }
         }
         for (name, bytes) in clips {
-            let clip = Clip::from_bytes_verified(bytes).unwrap();
+            let clip = database.open_clip(bytes).unwrap();
+            clip.verify_checksum().unwrap();
             let binding = database.bind(&clip).unwrap();
             let mut sampler = Sampler::new(clip);
             let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
@@ -366,7 +377,7 @@ fn the_database_golden_files_build_and_decode_bit_for_bit() {
     }
     // Some tier location inside a chunk, not at its start.
     let inside = (0..golden.len() as u32).any(|c| {
-        let clip = Clip::from_bytes(&golden[c as usize].1).unwrap();
+        let clip = database.open_clip(&golden[c as usize].1).unwrap();
         (0..clip.segment_count()).any(|s| {
             let at = u32::from_le_bytes(file[56..60].try_into().unwrap()) as usize;
             let first = u32::from_le_bytes(file[48..52].try_into().unwrap()) as usize + 16 * c as usize + 8;
@@ -378,11 +389,19 @@ fn the_database_golden_files_build_and_decode_bit_for_bit() {
         })
     });
     assert!(inside, "no tier data starts inside a chunk");
-    let stride = Clip::from_bytes(&golden[2].1).unwrap();
+    let stride = database.open_clip(&golden[2].1).unwrap();
     assert!(stride.root_motion_bone().is_some() && stride.flags() & format::FLAG_ROOT_MOTION != 0);
+    // `stride` and `cycle` share pose 0, which gives some default sub-track a value
+    // other than the identity; `wave` keeps its constants.
+    let cycle = database.open_clip(&golden[3].1).unwrap();
+    assert_eq!((stride.shared_pose_index(), cycle.shared_pose_index()), (Some(0), Some(0)));
+    assert!(Clip::from_bytes(&golden[2].1).is_err(), "a clip with a shared pose opens only with its database");
+    assert_eq!(database.open_clip(&golden[0].1).unwrap().shared_pose_index(), None);
+    let pose = database.shared_pose(0).unwrap();
+    assert!((0..pose.bone_count()).any(|b| pose.transform(b) != Transform::IDENTITY));
     // Some segment whose medium key frames are resident in `mixed` and low ones not.
     let split = golden.iter().enumerate().any(|(c, (_, bytes))| {
-        let clip = Clip::from_bytes(bytes).unwrap();
+        let clip = database.open_clip(bytes).unwrap();
         (0..clip.segment_count()).any(|s| {
             let [m, l] = database.segment_tiers(c as u32, s).unwrap();
             m.present != 0

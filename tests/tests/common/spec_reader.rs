@@ -80,11 +80,19 @@ pub enum Misreading {
     /// (database.md) The database reference read at offset 64 whatever the flags, not
     /// after the root-motion block.
     ReferenceBeforeRootMotion,
+    /// (database.md) Flag SHARED_POSE ignored: default sub-tracks decoded as the
+    /// identity, not as the database's shared pose.
+    SharedPoseIgnored,
+    /// (database.md) A shared pose's bones read 48 bytes apart (as if each were padded
+    /// to 16 bytes), not 40.
+    PoseBonesPadded,
+    /// (database.md) A shared pose's rotation read `w` first.
+    PoseRotationWFirst,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 25] = [
+    pub const ALL: [Misreading; 28] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -110,6 +118,9 @@ impl Misreading {
         Misreading::ChunkByteIgnored,
         Misreading::LowChunksFirst,
         Misreading::ReferenceBeforeRootMotion,
+        Misreading::SharedPoseIgnored,
+        Misreading::PoseBonesPadded,
+        Misreading::PoseRotationWFirst,
     ];
 }
 
@@ -190,17 +201,49 @@ struct TierSegment<'a> {
     first_bit: [usize; 2],
 }
 
-/// The tiers' key frames of segment `s` of the clip `b` in `stream` (database.md,
-/// Sampling with resident chunks).
-fn tier_segment<'a>(b: &[u8], stream: &Stream<'a>, s: usize, misreading: Misreading) -> TierSegment<'a> {
-    let db = stream.file;
-    // The clip's reference: after the header and the root-motion block.
+/// Where the clip `b`'s database reference is: after the header and the root-motion
+/// block (database.md, The clip's reference).
+fn reference_at(b: &[u8], misreading: Misreading) -> usize {
     let mut at = 64;
     if u32_at(b, 16) & 4 != 0 && misreading != Misreading::ReferenceBeforeRootMotion {
         let (options, chain_len) = (u32_at(b, 68), u32_at(b, 72) as usize);
         at += 16 + 16 * chain_len.div_ceil(4);
         at += if options & 1 != 0 { 32 } else { 0 } + if options & 2 != 0 { 48 } else { 0 };
     }
+    at
+}
+
+/// The values of the default sub-tracks of the clip `b`'s bones from its database's
+/// shared pose (database.md, Shared poses), when it has flag SHARED_POSE.
+fn shared_pose(b: &[u8], db: &[u8], misreading: Misreading) -> Option<Vec<[f32; 10]>> {
+    if u32_at(b, 16) & 16 == 0 || misreading == Misreading::SharedPoseIgnored {
+        return None;
+    }
+    let pose = u32_at(b, reference_at(b, misreading) + 12) as usize;
+    let entry = u32_at(db, 68) as usize + 16 * pose;
+    let (values, bones) = (u32_at(db, entry) as usize, u32_at(db, entry + 4) as usize);
+    let stride = if misreading == Misreading::PoseBonesPadded { 48 } else { 40 };
+    Some(
+        (0..bones)
+            .map(|bone| {
+                let mut v = [0.0f32; 10];
+                for (m, x) in v.iter_mut().enumerate() {
+                    *x = f32_at(db, values + stride * bone + 4 * m);
+                }
+                if misreading == Misreading::PoseRotationWFirst {
+                    v[..4].rotate_left(1);
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
+/// The tiers' key frames of segment `s` of the clip `b` in `stream` (database.md,
+/// Sampling with resident chunks).
+fn tier_segment<'a>(b: &[u8], stream: &Stream<'a>, s: usize, misreading: Misreading) -> TierSegment<'a> {
+    let db = stream.file;
+    let at = reference_at(b, misreading);
     let clip_index = u32_at(b, at + 8) as usize;
     let shift = u8_at(db, 36);
     let medium_chunks = u32_at(db, 40) as usize;
@@ -243,6 +286,9 @@ pub fn decode_with(
     round: Rounding,
     misreading: Misreading,
 ) -> Vec<[f32; 10]> {
+    // A clip with a shared pose takes its default values from it, with or without
+    // its tiers resident.
+    let pose = stream.and_then(|st| shared_pose(b, st.file, misreading));
     let stream = stream.filter(|_| misreading != Misreading::TiersIgnored);
     let tiers = |s: usize| stream.map(|st| tier_segment(b, st, s, misreading));
     // Header (header.md).
@@ -500,10 +546,13 @@ pub fn decode_with(
             // Header byte 21: additive mode 3 (additive1) has a default scale of 0.
             let default_scale =
                 if u8_at(b, 21) == 3 && misreading != Misreading::Additive1ScaleOne { 0.0 } else { 1.0 };
-            let mut out = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, default_scale, default_scale, default_scale];
+            let mut out = match &pose {
+                Some(pose) => pose[bone],
+                None => [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, default_scale, default_scale, default_scale],
+            };
             // Rotation.
             let q = match stored(&[0, 1], bone) {
-                Stored::Default => [0.0, 0.0, 0.0, 1.0],
+                Stored::Default => [out[0], out[1], out[2], out[3]],
                 Stored::Constant { list, at: rank } => {
                     let mut q = [0.0; 4];
                     for (m, x) in q.iter_mut().enumerate().take(COMPONENTS[list]) {
