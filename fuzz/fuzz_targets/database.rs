@@ -1,5 +1,6 @@
 //! A clip and a streaming database from the input → `Database::from_bytes`, the
-//! database's tables read, the clip bound, then a sequence of operations from the
+//! database's tables and shared poses read, the clip opened through the database
+//! (with its shared pose, if it has one) and bound, then a sequence of operations from the
 //! rest of the input: chunks bound (from the database file, at their offsets, or cut
 //! short) and unbound, residencies cloned, seeks and poses, single bones and
 //! subsets. Must never crash, and:
@@ -61,7 +62,13 @@ fuzz_target!(|data: &[u8]| {
     if database.chunk_slots() as usize > MAX_CHUNKS {
         return;
     }
-    let Ok(clip) = Clip::from_bytes(clip_bytes) else { return };
+    for p in 0..database.pose_count().min(16) {
+        if let Some(pose) = database.shared_pose(p) {
+            let _ = (pose.transform(0), pose.transform(pose.bone_count()));
+            let _ = Clip::from_bytes_with_pose(clip_bytes, pose);
+        }
+    }
+    let Ok(clip) = database.open_clip(clip_bytes) else { return };
     let Ok(binding) = database.bind(&clip) else { return };
 
     let slots: Vec<Slot<'_>> = vec![None; database.chunk_slots() as usize];
