@@ -112,7 +112,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 seed.extend_from_slice(&[4 + k % 4, k, k * 32, 0]);
             }
             std::fs::write(out.join("database").join(format!("{}_{shift}", clip.name)), &seed)?;
-            written += 1;
+            // The database clip alone, for the decode target (with a shared pose, it
+            // takes one from the control bytes).
+            let mut decode = vec![0u8, 0, 0x80, 0x3f, 1, 128, 1, 0];
+            decode.extend_from_slice(&clip.bytes);
+            std::fs::write(out.join("decode").join(format!("database_{}_{shift}", clip.name)), &decode)?;
+            written += 2;
         }
     }
     // The encoder target builds clips from raw bytes: a few deterministic seeds.

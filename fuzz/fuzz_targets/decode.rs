@@ -1,5 +1,6 @@
 //! Arbitrary bytes → `Clip::from_bytes` → when valid, sample at times, rounding
-//! modes and bone indices taken from the input, and query root motion. Must never
+//! modes and bone indices taken from the input, and query root motion. A clip that
+//! needs a shared pose is given one made of the control bytes' values. Must never
 //! crash.
 //!
 //! `cargo +nightly fuzz run decode` from `fuzz/`.
@@ -33,7 +34,22 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
-    let Ok(clip) = Clip::from_bytes(bytes) else { return };
+    // A clip with a shared pose (flag SHARED_POSE) opens with one of its bone count
+    // (up to 64): every value the control's first float (finite), so that the pose
+    // path is fuzzed too.
+    let value = f32::from_le_bytes([control[0], control[1], control[2], control[3]]);
+    let value = if value.is_finite() { value } else { 0.5 };
+    let pose_values: Vec<u8> = value.to_le_bytes().repeat(10 * 64);
+    let clip = match Clip::from_bytes(bytes) {
+        Ok(clip) => clip,
+        Err(ossa_decoder::Error::NeedsSharedPose) => {
+            let bones = u32::from_le_bytes([bytes[24], bytes[25], bytes[26], bytes[27]]);
+            let Ok(pose) = ossa_decoder::SharedPose::from_bytes(&pose_values, bones) else { return };
+            let Ok(clip) = Clip::from_bytes_with_pose(bytes, pose) else { return };
+            clip
+        }
+        Err(_) => return,
+    };
     let time = f32::from_le_bytes([control[0], control[1], control[2], control[3]]);
     let rounding = match control[4] & 3 {
         0 => Rounding::None,
