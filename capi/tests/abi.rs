@@ -1,0 +1,140 @@
+//! The C ABI called from Rust as C would call it: every golden clip decodes through it
+//! bit for bit as through the decoder, and every misuse the header names is refused
+//! by its status code.
+
+use std::mem::MaybeUninit;
+use std::path::PathBuf;
+
+use ossa::{
+    ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_duration, ossa_sampler_init, ossa_sampler_pose,
+    ossa_sampler_seek, ossa_status_message, OssaRounding, OssaSampler, OssaStatus, OssaTransform,
+};
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+
+/// 16-byte aligned copy of a file.
+fn aligned(bytes: &[u8]) -> Vec<u128> {
+    let mut words = vec![0u128; bytes.len().div_ceil(16)];
+    for (i, b) in bytes.iter().enumerate() {
+        words[i / 16] |= u128::from(*b) << (8 * (i % 16));
+    }
+    words
+}
+
+fn view(words: &[u128], len: usize) -> &[u8] {
+    // SAFETY: `words` holds at least `len` initialised bytes.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
+}
+
+fn golden(name: &str) -> Vec<u8> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden");
+    std::fs::read(dir.join(name)).unwrap()
+}
+
+fn init(bytes: &[u8], verify: bool) -> (OssaStatus, Box<OssaSampler>) {
+    let mut sampler: Box<MaybeUninit<OssaSampler>> = Box::new(MaybeUninit::zeroed());
+    // SAFETY: writable storage for a sampler; `bytes` outlives the sampler (the test).
+    let status = unsafe { ossa_sampler_init(sampler.as_mut_ptr(), bytes.as_ptr(), bytes.len(), verify) };
+    // SAFETY: zeroed then written by init: every bit pattern of its u64 fields is valid.
+    (status, unsafe { Box::from_raw(Box::into_raw(sampler).cast::<OssaSampler>()) })
+}
+
+fn transform(t: Transform) -> OssaTransform {
+    OssaTransform { rotation: t.rotation.to_array(), translation: t.translation.to_array(), scale: t.scale.to_array() }
+}
+
+#[test]
+fn golden_clips_decode_through_the_abi_as_through_the_decoder() {
+    for name in ["wave.ossa", "cycle.ossa", "stride.ossa", "glide.ossa", "edges.ossa", "wave_additive.ossa"] {
+        let file = golden(name);
+        let words = aligned(&file);
+        let bytes = view(&words, file.len());
+        let (status, mut sampler) = init(bytes, true);
+        assert_eq!(status, OssaStatus::Ok, "{name}");
+        let clip = Clip::from_bytes(bytes).unwrap();
+        let mut reference = Sampler::new(clip);
+        // SAFETY: an initialised sampler.
+        let bones = unsafe { ossa_sampler_bone_count(&*sampler) } as usize;
+        assert_eq!(bones, clip.bone_count() as usize);
+        assert_eq!(unsafe { ossa_sampler_duration(&*sampler) }, clip.duration());
+        let mut out = vec![OssaTransform::default(); bones];
+        let mut expected = vec![Transform::IDENTITY; bones];
+        for k in 0..=40 {
+            let time = clip.duration() * k as f32 / 40.0;
+            for (mode, rounding) in [(OssaRounding::None, Rounding::None), (OssaRounding::Nearest, Rounding::Nearest)] {
+                // SAFETY: an initialised sampler and an output of `bones` transforms.
+                unsafe {
+                    assert_eq!(ossa_sampler_seek(&mut *sampler, time, mode as u32), OssaStatus::Ok);
+                    assert_eq!(ossa_sampler_pose(&*sampler, out.as_mut_ptr(), out.len()), OssaStatus::Ok);
+                }
+                reference.seek(time, rounding);
+                reference.decompress_pose(&mut expected).unwrap();
+                for (b, (o, e)) in out.iter().zip(&expected).enumerate() {
+                    assert_eq!(o, &transform(*e), "{name} at {time}, bone {b}");
+                    let mut one = OssaTransform::default();
+                    // SAFETY: as above, one writable transform.
+                    assert_eq!(unsafe { ossa_sampler_bone(&*sampler, b as u32, &mut one) }, OssaStatus::Ok);
+                    assert_eq!(&one, o);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn misuse_is_refused_by_code() {
+    let file = golden("wave.ossa");
+    let words = aligned(&file);
+    let bytes = view(&words, file.len());
+    // SAFETY (every call below): pointers are null or to live storage of the right type.
+    unsafe {
+        assert_eq!(
+            ossa_sampler_init(std::ptr::null_mut(), bytes.as_ptr(), bytes.len(), false),
+            OssaStatus::NullPointer
+        );
+        let (status, mut sampler) = init(&bytes[..0], false);
+        assert_eq!(status, OssaStatus::Truncated);
+        // A failed init leaves the sampler unusable.
+        assert_eq!(ossa_sampler_seek(&mut *sampler, 0.0, 0), OssaStatus::NotInitialised);
+        assert_eq!(ossa_sampler_bone_count(&*sampler), 0);
+        assert_eq!(ossa_sampler_seek(std::ptr::null_mut(), 0.0, 0), OssaStatus::NullPointer);
+
+        // Misaligned, truncated, not a clip, corrupted.
+        let shifted = aligned(&[&[0u8][..], &file[..]].concat());
+        let shifted = view(&shifted, file.len() + 1);
+        assert_eq!(init(&shifted[1..], false).0, OssaStatus::Misaligned);
+        assert_eq!(init(&bytes[..bytes.len() - 16], false).0, OssaStatus::Truncated);
+        let mut other = file.clone();
+        other[0] = b'X';
+        let other_words = aligned(&other);
+        assert_eq!(init(view(&other_words, other.len()), false).0, OssaStatus::NotAClip);
+        let mut corrupted = file.clone();
+        let last = corrupted.len() - 40;
+        corrupted[last] ^= 0x55;
+        let corrupted_words = aligned(&corrupted);
+        assert_eq!(init(view(&corrupted_words, corrupted.len()), true).0, OssaStatus::ChecksumMismatch);
+        // A scalar track list, and a clip that needs its database.
+        let weights = golden("weights.ossa");
+        let weights_words = aligned(&weights);
+        assert_eq!(init(view(&weights_words, weights.len()), true).0, OssaStatus::NotTransforms);
+        let stride = golden("stream_stride.ossa");
+        let stride_words = aligned(&stride);
+        assert_eq!(init(view(&stride_words, stride.len()), true).0, OssaStatus::NeedsDatabase);
+
+        let (status, mut sampler) = init(bytes, true);
+        assert_eq!(status, OssaStatus::Ok);
+        let bones = ossa_sampler_bone_count(&*sampler) as usize;
+        let mut out = vec![OssaTransform::default(); bones];
+        assert_eq!(ossa_sampler_pose(&*sampler, out.as_mut_ptr(), bones - 1), OssaStatus::OutputTooSmall);
+        assert_eq!(ossa_sampler_pose(&*sampler, std::ptr::null_mut(), bones), OssaStatus::NullPointer);
+        assert_eq!(ossa_sampler_bone(&*sampler, bones as u32, out.as_mut_ptr()), OssaStatus::BoneOutOfRange);
+        assert_eq!(ossa_sampler_bone(&*sampler, 0, std::ptr::null_mut()), OssaStatus::NullPointer);
+        assert_eq!(ossa_sampler_seek(&mut *sampler, 0.5, 9), OssaStatus::InvalidArgument);
+
+        // Every status has its message; an unknown number too.
+        for code in 0..=14u32 {
+            let text = std::ffi::CStr::from_ptr(ossa_status_message(code)).to_str().unwrap();
+            assert!(!text.is_empty());
+            assert_eq!(code == 14, text == "unknown status", "{code}: {text}");
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! A C program (`c/sample.c`) built against `include/ossa.h` and the static library
+//! with the system's C compiler (found by the `cc` crate), then run: it validates a
+//! golden clip and samples it through the ABI, whole pose and bone by bone, and its
+//! output must be the decoder's values bit for bit. A corrupted clip makes it fail
+//! with the ABI's message.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+
+/// `target/<profile>`: the test binary is in its `deps` folder, the libraries beside it.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The static library `libossa.a`, built by cargo into a target folder of its own
+/// (`cargo test` builds only the rlib its tests link; a separate folder keeps the outer
+/// cargo's lock out of the way).
+fn static_library() -> PathBuf {
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target_dir = profile_dir().join("capi-staticlib");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["build", "--locked", "--lib", "--manifest-path"])
+        .arg(crate_dir.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .output()
+        .expect("cargo runs");
+    assert!(output.status.success(), "cargo build of the static library: {}", String::from_utf8_lossy(&output.stderr));
+    target_dir.join("debug/libossa.a")
+}
+
+/// Builds `c/sample.c` into `dir/sample`.
+fn build(dir: &Path) -> PathBuf {
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let library = static_library();
+    let compiler = cc::Build::new()
+        .cargo_metadata(false)
+        .opt_level(1)
+        .target(env!("OSSA_CAPI_TARGET"))
+        .host(env!("OSSA_CAPI_TARGET"))
+        .get_compiler();
+    let exe = dir.join("sample");
+    let mut command = compiler.to_command();
+    command
+        .arg("-std=c11")
+        .arg("-Wall")
+        .arg("-Werror")
+        .arg("-I")
+        .arg(crate_dir.join("include"))
+        .arg(crate_dir.join("c/sample.c"))
+        .arg(&library)
+        .args(["-lm", "-lpthread", "-ldl"])
+        .arg("-o")
+        .arg(&exe);
+    let output = command.output().expect("the C compiler runs");
+    assert!(output.status.success(), "{:?}: {}", command, String::from_utf8_lossy(&output.stderr));
+    exe
+}
+
+fn golden(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden").join(name)
+}
+
+/// The program's expected output for the clip in `bytes` at `steps`.
+fn expected(bytes: &[u8], steps: u32) -> String {
+    let clip = Clip::from_bytes(bytes).unwrap();
+    let mut out = format!("bones {} duration {:08x}\n", clip.bone_count(), clip.duration().to_bits());
+    let mut sampler = Sampler::new(clip);
+    let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
+    for k in 0..=steps {
+        let time = clip.duration() * k as f32 / steps as f32;
+        sampler.seek(time, Rounding::None);
+        sampler.decompress_pose(&mut pose).unwrap();
+        for (b, t) in pose.iter().enumerate() {
+            out += &format!("{:08x} {b}:", time.to_bits());
+            for v in t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array()) {
+                out += &format!(" {:08x}", v.to_bits());
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn a_c_program_samples_clips_through_the_header() {
+    let dir = tempfile_dir();
+    let exe = build(&dir);
+    for name in ["wave.ossa", "cycle.ossa", "edges.ossa"] {
+        let path = golden(name);
+        let file = std::fs::read(&path).unwrap();
+        // The decoder needs 16-byte alignment: copy into aligned storage.
+        let words: Vec<u128> = file
+            .chunks(16)
+            .map(|c| {
+                let mut w = [0u8; 16];
+                w[..c.len()].copy_from_slice(c);
+                u128::from_le_bytes(w)
+            })
+            .collect();
+        // SAFETY: the words hold `file.len()` initialised bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), file.len()) };
+        let output = Command::new(&exe).arg(&path).arg("12").output().unwrap();
+        assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(String::from_utf8(output.stdout).unwrap() == expected(bytes, 12), "{name}: values differ");
+    }
+    // A corrupted clip: refused with the checksum's message, exit status 1.
+    let mut corrupted = std::fs::read(golden("wave.ossa")).unwrap();
+    let at = corrupted.len() - 40;
+    corrupted[at] ^= 0x55;
+    let path = dir.join("corrupted.ossa");
+    std::fs::write(&path, &corrupted).unwrap();
+    let output = Command::new(&exe).arg(&path).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("corrupted.ossa") && err.contains("checksum"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fresh folder under the target directory (no extra dependency for temporary
+/// folders).
+fn tempfile_dir() -> PathBuf {
+    let dir = profile_dir().join(format!("capi-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
