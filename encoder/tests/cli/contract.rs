@@ -172,9 +172,11 @@ fn file_system_problems_are_reported_and_outputs_are_never_damaged() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing.acl.sjson") && stderr(&o).contains("cannot read"));
 
+    // A folder of no clips: refused by name, nothing written.
     let o = ossa(&["compress", s(d), "-o", s(&d.join("x.ossa"))]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("directory"));
+    assert!(stderr(&o).contains("no .acl.sjson clip"), "{}", stderr(&o));
+    assert!(!d.join("x.ossa").exists());
 
     // A path that cannot be read (a file used as a folder).
     let file = d.join("plain.txt");

@@ -2,6 +2,7 @@
 //! real files in a temporary folder, exit statuses, messages, and the files left.
 
 mod additive;
+mod batch;
 mod bytes;
 mod contract;
 mod conventions;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::commands::batch::Shard;
 use clap::{Parser, Subcommand};
 
 use crate::memory_limit::MemoryLimit;
@@ -22,13 +23,23 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Compress an ACL text clip (.acl.sjson) into an .ossa file.
+    /// Compress ACL text clips (.acl.sjson) into .ossa files: one clip into a file,
+    /// or many (files, and folders standing for their clips) into a folder, on every
+    /// core. Every clip of a batch is tried: failures are listed at the end, and make
+    /// the exit status 2.
     Compress {
-        /// The clip to compress ('-' for standard input).
-        input: PathBuf,
-        /// Where to write the .ossa file ('-' for standard output).
+        /// The clips to compress ('-' for standard input), or folders of them.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Where to write: the .ossa file ('-' for standard output) for one clip, a
+        /// folder (created if missing) for several, each clip as NAME.ossa.
         #[arg(short, long)]
         output: PathBuf,
+        /// Only the clips of share K of N (K from 1 to N), by a hash of their file
+        /// name: N machines running the same batch with K = 1 … N cover every clip
+        /// once.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
         /// Largest object-space error allowed on any virtual vertex, in the clip's units.
         #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
         precision: f64,
@@ -170,6 +181,10 @@ pub enum Command {
         /// The clips (.acl.sjson), or folders of them.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
+        /// Only the clips of share K of N (K from 1 to N), by a hash of their file
+        /// name (see compress --shard).
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
         /// Largest object-space error allowed, in the clips' units.
         #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
         precision: f64,

@@ -84,8 +84,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let limit = cli.memory_limit.unwrap_or_else(MemoryLimit::detect);
     match cli.command {
         Command::Compress {
-            input,
+            inputs,
             output,
+            shard,
             precision,
             strip_metadata,
             segment_len,
@@ -107,7 +108,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 strip_frames,
                 shared_pose: None,
             };
-            commands::compress::run(&input, &output, &settings, json, &limit)
+            commands::compress::run(&inputs, &output, &settings, json, shard, &limit)
         }
         Command::Decompress { input, output, database, fidelity } => {
             commands::decompress::run(&input, &output, database.as_deref(), fidelity.into(), &limit)
@@ -141,6 +142,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench { input, json, cold, database } => {
             commands::bench::run(&input, json, cold, database.as_deref(), &limit)
         }
-        Command::Stats { inputs, precision, json } => commands::stats::run(&inputs, precision, json, &limit),
+        Command::Stats { inputs, shard, precision, json } => {
+            commands::stats::run(&inputs, precision, json, shard, &limit)
+        }
     }
 }

@@ -27,6 +27,8 @@ enum Origin {
     Default { available: u64, source: &'static str },
     /// Nothing could be measured on this system.
     Unknown,
+    /// One of `parts` equal shares of a limit of `whole` bytes (a batch's jobs).
+    Share { parts: u64, whole: u64 },
 }
 
 /// The share of the available memory used by default.
@@ -62,6 +64,17 @@ impl MemoryLimit {
         }
     }
 
+    /// One of `parts` equal shares of this limit: what each of `parts` jobs running at
+    /// once may use, so that together they stay within it.
+    pub fn share(&self, parts: u64) -> MemoryLimit {
+        match self.bytes {
+            Some(whole) if parts > 1 => {
+                MemoryLimit { bytes: Some(whole / parts), origin: Origin::Share { parts, whole } }
+            }
+            _ => self.clone(),
+        }
+    }
+
     /// Whether `needed` bytes fit.
     pub fn allows(&self, needed: u64) -> bool {
         self.bytes.is_none_or(|limit| needed <= limit)
@@ -87,6 +100,13 @@ impl fmt::Display for MemoryLimit {
                 bytes(*available)
             ),
             (Some(b), Origin::Unknown) => write!(f, "the memory limit of {}", bytes(b)),
+            (Some(b), Origin::Share { parts, whole }) => write!(
+                f,
+                "{} (1/{parts} of the memory limit of {}: {parts} clips are compressed at once; \
+                 RAYON_NUM_THREADS=1 gives one clip all of it)",
+                bytes(b),
+                bytes(*whole)
+            ),
         }
     }
 }

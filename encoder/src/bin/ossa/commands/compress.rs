@@ -1,7 +1,8 @@
-//! `ossa compress`: a text clip in, an `.ossa` file out.
+//! `ossa compress`: a text clip in, an `.ossa` file out; or many clips (files and
+//! folders) into a folder, on every core ([`super::batch`]).
 
 use std::io::{IsTerminal as _, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ossa_encoder::acl_text::AclFile;
@@ -9,15 +10,92 @@ use ossa_encoder::compress::scalar::compress_tracks;
 use ossa_encoder::message::{number, path as shown};
 use ossa_encoder::track_list::RawTrackList;
 use ossa_encoder::{compress, LoopSetting, Settings};
-use serde_json::json;
+use serde_json::{json, Value};
 
+use super::batch::{self, Shard};
 use crate::failure::{note, say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
 use crate::output::Destination;
 
-pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
-    let destination = Destination::resolve(output)?;
+/// What compressing one input gave: its summary as text and JSON, and a warning.
+pub struct Report {
+    text: String,
+    json: Value,
+    warning: Option<String>,
+}
+
+/// `ossa compress INPUT… -o OUTPUT`: one file to `OUTPUT` (a file, `-`, or a folder
+/// that exists); several inputs, or a folder of clips, into the folder `OUTPUT`.
+pub fn run(
+    inputs: &[PathBuf],
+    output: &Path,
+    settings: &Settings,
+    json: bool,
+    shard: Option<Shard>,
+    limit: &MemoryLimit,
+) -> Result<(), Failure> {
+    let single = inputs.len() == 1 && !inputs[0].is_dir() && shard.is_none();
+    if single && !output.is_dir() {
+        let destination = Destination::resolve(output)?;
+        let report = one(&inputs[0], output, destination, settings, limit)?;
+        let to_stdout = output.as_os_str() == "-";
+        let line = if json { report.json.to_string() } else { report.text };
+        // With the clip itself on standard output, the summary goes to standard error.
+        if to_stdout {
+            note(line);
+        } else {
+            say(line)?;
+        }
+        if let Some(w) = report.warning {
+            note(w);
+        }
+        return Ok(());
+    }
+    let (paths, mut failures) = batch::inputs(inputs, shard);
+    // Nothing to compress (an empty folder, say): no output folder either.
+    if paths.is_empty() {
+        return batch::finish(0, failures);
+    }
+    batch::prepare_folder(output)?;
+    let names = batch::output_names(&paths, "ossa", &mut failures);
+    let results = batch::run_parallel(&names, "compressing", limit, |(path, name), limit| {
+        let target = output.join(name);
+        let destination = Destination::resolve(&target)?;
+        one(path, &target, destination, settings, limit)
+    });
+    let mut reports = Vec::new();
+    for ((path, _), result) in names.iter().zip(results) {
+        match result {
+            Ok(report) => reports.push(report),
+            Err(Failure::ClosedPipe) => return Err(Failure::ClosedPipe),
+            Err(f) => failures.push((path.clone(), f)),
+        }
+    }
+    if json {
+        say(json!({
+            "clips": reports.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
+            "failures": batch::failures_json(&failures),
+        }))?;
+    } else {
+        for r in &reports {
+            say(&r.text)?;
+        }
+    }
+    for w in reports.iter().filter_map(|r| r.warning.as_ref()) {
+        note(w);
+    }
+    batch::finish(reports.len(), failures)
+}
+
+/// Compresses the clip or track list at `input` into `output` (`destination`).
+fn one(
+    input: &Path,
+    output: &Path,
+    destination: Destination,
+    settings: &Settings,
+    limit: &MemoryLimit,
+) -> Result<Report, Failure> {
     let source = Input::open(input)?;
     source.check_not(destination.identity().as_ref())?;
     if destination.is_stdout() && std::io::stdout().is_terminal() {
@@ -28,7 +106,7 @@ pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: 
     let input = source.shown.clone();
     let clip = match super::load_file(source, limit)? {
         AclFile::Clip(clip) => clip,
-        AclFile::TrackList(list) => return track_list(&input, output, destination, &list, settings, json),
+        AclFile::TrackList(list) => return track_list(&input, output, destination, &list, settings),
     };
     let precision = settings.precision;
     let started = Instant::now();
@@ -42,58 +120,48 @@ pub fn run(input: &Path, output: &Path, settings: &Settings, json: bool, limit: 
     let ratio = raw as f64 / result.compressed_bytes as f64;
     // The largest error at the samples held to the bound (all but stripped frames).
     let kept_error = result.errors.segment_max.iter().fold(0.0f64, |m, &e| m.max(e));
-    let line = if json {
-        json!({
-            "input": input.display().to_string(),
-            "output": output.display().to_string(),
-            "raw_bytes": raw,
-            "compressed_bytes": result.compressed_bytes,
-            "file_bytes": result.bytes.len(),
-            "ratio": ratio,
-            "max_error": result.errors.max_error,
-            "precision": precision,
-            "looping": result.looping.name(),
-            "loop_end_error": result.errors.loop_end_error,
-            "stripped_frames": result.stripped_frames,
-            "max_error_kept": kept_error,
-            "seconds": seconds,
-        })
-        .to_string()
-    } else {
-        let stripped = if result.stripped_frames > 0 {
-            format!(
-                ", {} key frames stripped (max error {:.6} there, {:.6} at the frames kept)",
-                result.stripped_frames, result.errors.max_error, kept_error
-            )
-        } else {
-            String::new()
-        };
+    let json = json!({
+        "input": input.display().to_string(),
+        "output": output.display().to_string(),
+        "raw_bytes": raw,
+        "compressed_bytes": result.compressed_bytes,
+        "file_bytes": result.bytes.len(),
+        "ratio": ratio,
+        "max_error": result.errors.max_error,
+        "precision": precision,
+        "looping": result.looping.name(),
+        "loop_end_error": result.errors.loop_end_error,
+        "stripped_frames": result.stripped_frames,
+        "max_error_kept": kept_error,
+        "seconds": seconds,
+    });
+    let stripped = if result.stripped_frames > 0 {
         format!(
-            "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {}{stripped}, {seconds:.3} s",
-            shown(&input),
-            shown(output),
-            result.compressed_bytes,
-            result.bytes.len(),
-            result.errors.max_error,
-            number(precision),
-            result.looping.name(),
+            ", {} key frames stripped (max error {:.6} there, {:.6} at the frames kept)",
+            result.stripped_frames, result.errors.max_error, kept_error
         )
-    };
-    // With the clip itself on standard output, the summary goes to standard error.
-    if destination.is_stdout() {
-        note(line);
     } else {
-        say(line)?;
-    }
-    if let Some(end) = result.errors.loop_end_error.filter(|&e| e > precision) {
-        note(format!(
+        String::new()
+    };
+    let text = format!(
+        "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {}{stripped}, {seconds:.3} s",
+        shown(&input),
+        shown(output),
+        result.compressed_bytes,
+        result.bytes.len(),
+        result.errors.max_error,
+        number(precision),
+        result.looping.name(),
+    );
+    let warning = result.errors.loop_end_error.filter(|&e| e > precision).map(|end| {
+        format!(
             "ossa: warning: {}: wrapped although its last sample is {end:.6} from its first (precision {}): \
              playback reaches the first sample again instead of the last",
             shown(&input),
             number(precision)
-        ));
-    }
-    Ok(())
+        )
+    });
+    Ok(Report { text, json, warning })
 }
 
 /// `ossa compress` of a scalar track list: each track's own precision (from the
@@ -104,8 +172,7 @@ fn track_list(
     destination: Destination,
     list: &RawTrackList,
     settings: &Settings,
-    json: bool,
-) -> Result<(), Failure> {
+) -> Result<Report, Failure> {
     if settings.looping == LoopSetting::Wrap || settings.root_motion_bone.is_some() || settings.extract_root_motion {
         return Err(Failure::at(
             input,
@@ -121,38 +188,29 @@ fn track_list(
     let c = list.track_type.components();
     let raw = (list.tracks.len() * list.sample_count * c * 4) as u64;
     let ratio = raw as f64 / result.compressed_bytes as f64;
-    let line = if json {
-        json!({
-            "input": input.display().to_string(),
-            "output": output.display().to_string(),
-            "kind": "track_list",
-            "track_type": list.track_type.name(),
-            "tracks": list.tracks.len(),
-            "raw_bytes": raw,
-            "compressed_bytes": result.compressed_bytes,
-            "file_bytes": result.bytes.len(),
-            "ratio": ratio,
-            "max_error": result.max_error,
-            "max_error_of_precision": result.max_error_ratio,
-            "seconds": seconds,
-        })
-        .to_string()
-    } else {
-        format!(
-            "{} -> {}: track list of {} {} tracks, raw {raw} B, compressed {} B (ratio {ratio:.2}:1), max error {:.6} ({:.2} of each track's precision at worst), {seconds:.3} s",
-            shown(input),
-            shown(output),
-            list.tracks.len(),
-            list.track_type.name(),
-            result.compressed_bytes,
-            result.max_error,
-            result.max_error_ratio,
-        )
-    };
-    if destination.is_stdout() {
-        note(line);
-        Ok(())
-    } else {
-        say(line)
-    }
+    let json = json!({
+        "input": input.display().to_string(),
+        "output": output.display().to_string(),
+        "kind": "track_list",
+        "track_type": list.track_type.name(),
+        "tracks": list.tracks.len(),
+        "raw_bytes": raw,
+        "compressed_bytes": result.compressed_bytes,
+        "file_bytes": result.bytes.len(),
+        "ratio": ratio,
+        "max_error": result.max_error,
+        "max_error_of_precision": result.max_error_ratio,
+        "seconds": seconds,
+    });
+    let text = format!(
+        "{} -> {}: track list of {} {} tracks, raw {raw} B, compressed {} B (ratio {ratio:.2}:1), max error {:.6} ({:.2} of each track's precision at worst), {seconds:.3} s",
+        shown(input),
+        shown(output),
+        list.tracks.len(),
+        list.track_type.name(),
+        result.compressed_bytes,
+        result.max_error,
+        result.max_error_ratio,
+    );
+    Ok(Report { text, json, warning: None })
 }

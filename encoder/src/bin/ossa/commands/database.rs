@@ -31,7 +31,7 @@ pub fn run(
     json: bool,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
-    prepare_folder(out_dir)?;
+    super::batch::prepare_folder(out_dir)?;
     // Every clip read; every failure reported, and then nothing written.
     let mut clips: Vec<(String, RawClip)> = Vec::new();
     let mut paths: HashMap<String, PathBuf> = HashMap::new();
@@ -227,16 +227,6 @@ fn fidelities(value: impl Fn(usize) -> f64) -> Value {
         map.insert(f.name().to_owned(), json!(value(i)));
     }
     Value::Object(map)
-}
-
-/// The output folder, created when missing; an existing file there is refused.
-fn prepare_folder(out_dir: &Path) -> Result<(), Failure> {
-    match std::fs::metadata(out_dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(Failure::at(out_dir, "the output exists and is not a folder")),
-        Err(_) => std::fs::create_dir_all(out_dir)
-            .map_err(|e| Failure::at(out_dir, format!("cannot create the output folder: {e}"))),
-    }
 }
 
 /// `bytes` written to a temporary file beside `path`, to be committed; `source` (the

@@ -1,5 +1,6 @@
 //! One module per command; what they share lives here.
 
+pub mod batch;
 pub mod bench;
 pub mod bytes;
 pub mod compress;

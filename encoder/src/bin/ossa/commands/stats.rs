@@ -1,6 +1,7 @@
-//! `ossa stats`: compress clips in memory and report sizes, errors and times. Every
-//! clip is tried; the failures are listed at the end and make the exit status 2,
-//! after the rows and the total of the clips that worked.
+//! `ossa stats`: compress clips in memory, on every core ([`super::batch`]), and
+//! report sizes, errors and times. Every clip is tried; the failures are listed at the
+//! end and make the exit status 2, after the rows and the total of the clips that
+//! worked.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -10,6 +11,7 @@ use ossa_encoder::message::{number, path as shown};
 use ossa_encoder::{compress, Settings};
 use serde_json::{json, Value};
 
+use super::batch::{self, Shard};
 use crate::failure::{say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
@@ -62,19 +64,20 @@ impl Row {
     }
 }
 
-pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) -> Result<(), Failure> {
+pub fn run(
+    inputs: &[PathBuf],
+    precision: f64,
+    json: bool,
+    shard: Option<Shard>,
+    limit: &MemoryLimit,
+) -> Result<(), Failure> {
     let settings = Settings { precision, include_metadata: false, ..Settings::default() };
+    let (paths, mut failures) = batch::inputs(inputs, shard);
+    // Clips compressed on every core; rows printed in input order.
+    let results = batch::run_parallel(&paths, "measuring", limit, |path, limit| one(path, &settings, limit));
     let mut rows = Vec::new();
-    let mut failures: Vec<(PathBuf, Failure)> = Vec::new();
-    for item in super::expand(inputs) {
-        let path = match item {
-            Ok(path) => path,
-            Err((path, f)) => {
-                failures.push((path, f));
-                continue;
-            }
-        };
-        match one(&path, &settings, limit) {
+    for (path, result) in paths.iter().zip(results) {
+        match result {
             Ok(row) => {
                 if !json {
                     say(row.text())?;
@@ -82,7 +85,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
                 rows.push(row);
             }
             Err(Failure::ClosedPipe) => return Err(Failure::ClosedPipe),
-            Err(f) => failures.push((path, f)),
+            Err(f) => failures.push((path.clone(), f)),
         }
     }
 
@@ -96,16 +99,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
     let ratio = raw as f64 / compressed.max(1) as f64;
     let layout = super::bytes::sum(rows.iter().map(|r| &r.layout));
     if json {
-        let failed: Vec<Value> = failures
-            .iter()
-            .map(|(path, f)| {
-                let error = match f {
-                    Failure::Problem { message, .. } => message.clone(),
-                    Failure::ClosedPipe => String::new(),
-                };
-                json!({ "clip": path.display().to_string(), "error": error })
-            })
-            .collect();
+        let failed = batch::failures_json(&failures);
         say(json!({
             "precision": precision,
             "clips": rows.iter().map(Row::json).collect::<Vec<_>>(),
@@ -137,14 +131,7 @@ pub fn run(inputs: &[PathBuf], precision: f64, json: bool, limit: &MemoryLimit) 
             say(line)?;
         }
     }
-    if failures.is_empty() {
-        return Ok(());
-    }
-    for (_, f) in &failures {
-        f.report();
-    }
-    let total = rows.len() + failures.len();
-    Err(Failure::general(format!("{} of {total} clips failed (listed above)", failures.len())))
+    batch::finish(rows.len(), failures)
 }
 
 fn one(path: &Path, settings: &Settings, limit: &MemoryLimit) -> Result<Row, Failure> {
