@@ -265,6 +265,34 @@ def glide():
     return clip("glide", n, rate, bones, tracks)
 
 
+def bvh():
+    """The `cycle` walk as Biovision motion capture (BVH): a root with position and
+    rotation channels (Z X Y), joints in other orders (X Y Z, Y X Z) and end sites,
+    degrees, 30 frames a second."""
+    n, rate, period = 41, 30, 40
+    phase = [2 * math.pi * (i % period) / period for i in range(n)]
+    lines = ["HIERARCHY", "ROOT hips", "{", "\tOFFSET 0.0 0.0 0.0",
+             "\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"]
+    legs = [("thigh_l", "10.0 -5.0 0.0", "Xrotation Yrotation Zrotation"),
+            ("thigh_r", "-10.0 -5.0 0.0", "Yrotation Xrotation Zrotation")]
+    for thigh, offset, order in legs:
+        shin = thigh.replace("thigh", "shin")
+        lines += ["\tJOINT " + thigh, "\t{", "\t\tOFFSET " + offset, "\t\tCHANNELS 3 " + order,
+                  "\t\tJOINT " + shin, "\t\t{", "\t\t\tOFFSET 0.0 -45.0 0.0", "\t\t\tCHANNELS 3 " + order,
+                  "\t\t\tEnd Site", "\t\t\t{", "\t\t\t\tOFFSET 0.0 -45.0 5.0", "\t\t\t}", "\t\t}", "\t}"]
+    lines += ["\tJOINT tail", "\t{", "\t\tOFFSET 0.0 0.0 -12.0", "\t\tCHANNELS 3 Zrotation Xrotation Yrotation",
+              "\t\tEnd Site", "\t\t{", "\t\t\tOFFSET 0.0 0.0 -20.0", "\t\t}", "\t}", "}",
+              "MOTION", f"Frames: {n}", f"Frame Time: {1.0 / rate!r}"]
+    for a in phase:
+        deg = math.degrees
+        root = [0.0, 95.0 + 1.5 * math.cos(2 * a), 0.0, 0.0, 0.0, deg(0.15 * math.sin(a))]
+        left = [deg(0.5 * math.sin(a)), 0.0, 0.0, deg(0.4 - 0.4 * math.cos(a)), 0.0, 0.0]
+        right = [0.0, deg(-0.5 * math.sin(a)), 2.0, 0.0, deg(0.4 + 0.4 * math.cos(a)), 0.0]
+        tail = [deg(0.3 * math.sin(3 * a)), 5.0, 0.0]
+        lines.append(" ".join(f"{v:.6f}" for v in root + left + right + tail))
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     with open("examples/wave.acl.sjson", "w") as f:
         f.write(wave())
@@ -284,3 +312,5 @@ if __name__ == "__main__":
         f.write(weights())
     with open("examples/glide.acl.sjson", "w") as f:
         f.write(glide())
+    with open("examples/walk.bvh", "w") as f:
+        f.write(bvh())

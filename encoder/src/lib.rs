@@ -14,6 +14,7 @@
 
 pub mod acl_text;
 mod aligned;
+pub mod bvh;
 pub mod compress;
 pub mod database;
 pub mod decompress;

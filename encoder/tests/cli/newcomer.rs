@@ -34,7 +34,7 @@ fn other_formats_are_named() {
             "glTF import is not supported yet",
         ),
         ("binary.acl.sjson", b"glTF\x02\x00\x00\x00\x10\x00\x00\x00", "glTF import is not supported yet"),
-        ("mocap.bvh", b"HIERARCHY\nROOT Hips\n{\n}\n", "BVH import is not supported yet"),
+        ("mocap.bvh", b"HIERARCHY\nROOT Hips\n{\n}\n", "line 4: expected 'OFFSET', found '}'"),
         ("scene.fbx", b"Kaydara FBX Binary  \x00\x1a\x00", "FBX files are not supported"),
         ("packed.acl.sjson", b"OSSA\x01\x00\x00\x00", "this is a compressed .ossa clip"),
     ];

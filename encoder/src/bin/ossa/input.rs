@@ -303,9 +303,6 @@ fn refuse_other_formats_by_content(shown: &Path, start: &[u8]) -> Result<(), Fai
     }
     let text = String::from_utf8_lossy(&start[..start.len().min(4096)]);
     let text = text.trim_start_matches('\u{feff}').trim_start();
-    if text.starts_with("HIERARCHY") {
-        return fail("BVH import is not supported yet: ossa reads ACL text clips (.acl.sjson)");
-    }
     if text.starts_with('{') && text.contains("\"asset\"") {
         return fail(GLTF);
     }

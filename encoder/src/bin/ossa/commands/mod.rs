@@ -18,22 +18,37 @@ use crate::failure::Failure;
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
 
-/// Reads a text clip and refuses, before its samples are loaded, a clip whose
-/// compression would need more memory than `limit`.
+/// Reads a clip (ACL text, or BVH motion capture by its `.bvh` extension) and
+/// refuses, before its samples are loaded, a clip whose compression would need more
+/// memory than `limit`.
 pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> {
-    let shown = input.shown.clone();
-    let text = input.read_text(limit)?;
-    acl_text::read_clip_checked(&text, &clip_name(&shown), memory_check(text.len() as u64, limit))
-        .map_err(|e| Failure::at(&shown, e))
+    match load_file(input, limit)? {
+        AclFile::Clip(clip) => Ok(clip),
+        AclFile::TrackList(list) => Err(Failure::general(format!(
+            "'{}' is a scalar track list: this command measures transform clips",
+            list.name
+        ))),
+    }
 }
 
-/// Reads a text file holding a clip or a scalar track list (a track list is small:
-/// its text is the larger part of its memory).
+/// Reads a file holding a clip or a scalar track list (a track list is small: its
+/// text is the larger part of its memory): ACL text, or BVH by its extension.
 pub fn load_file(input: Input, limit: &MemoryLimit) -> Result<AclFile, Failure> {
     let shown = input.shown.clone();
     let text = input.read_text(limit)?;
-    acl_text::read_file_checked(&text, &clip_name(&shown), memory_check(text.len() as u64, limit))
-        .map_err(|e| Failure::at(&shown, e))
+    let check = memory_check(text.len() as u64, limit);
+    // BVH by its extension, or by its first word (standard input, another name).
+    if is_bvh(&shown) || text.trim_start_matches('\u{feff}').trim_start().starts_with("HIERARCHY") {
+        return ossa_encoder::bvh::read_bvh_checked(&text, &clip_name(&shown), check)
+            .map(AclFile::Clip)
+            .map_err(|e| Failure::at(&shown, e));
+    }
+    acl_text::read_file_checked(&text, &clip_name(&shown), check).map_err(|e| Failure::at(&shown, e))
+}
+
+/// Whether `path` names a BVH file (by its extension, in any case).
+fn is_bvh(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
 }
 
 /// The check of a clip's declared counts against `limit`.
@@ -54,11 +69,17 @@ fn memory_check(text_bytes: u64, limit: &MemoryLimit) -> impl FnOnce(acl_text::D
 /// The name of a clip read from `path` whose text names none.
 pub fn clip_name(path: &Path) -> String {
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    file.strip_suffix(".acl.sjson").or_else(|| file.strip_suffix(".sjson")).unwrap_or(&file).to_owned()
+    for suffix in [".acl.sjson", ".sjson", ".bvh"] {
+        let cut = file.len().saturating_sub(suffix.len());
+        if file.len() > suffix.len() && file.is_char_boundary(cut) && file[cut..].eq_ignore_ascii_case(suffix) {
+            return file[..cut].to_owned();
+        }
+    }
+    file
 }
 
-/// The clips named: files as given, folders replaced by the `.acl.sjson` files in
-/// them (sorted by name, not recursive).
+/// The clips named: files as given, folders replaced by the `.acl.sjson` and `.bvh`
+/// files in them (sorted by name, not recursive).
 pub fn expand(inputs: &[PathBuf]) -> Vec<Result<PathBuf, (PathBuf, Failure)>> {
     let mut out = Vec::new();
     for input in inputs {
@@ -75,11 +96,16 @@ pub fn expand(inputs: &[PathBuf]) -> Vec<Result<PathBuf, (PathBuf, Failure)>> {
         };
         let mut clips: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().to_lowercase().ends_with(".acl.sjson")))
+            .filter(|p| {
+                p.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy().to_lowercase();
+                    n.ends_with(".acl.sjson") || n.ends_with(".bvh")
+                })
+            })
             .collect();
         clips.sort();
         if clips.is_empty() {
-            out.push(Err((input.clone(), Failure::at(input, "the folder holds no .acl.sjson clip"))));
+            out.push(Err((input.clone(), Failure::at(input, "the folder holds no .acl.sjson or .bvh clip"))));
         }
         out.extend(clips.into_iter().map(Ok));
     }
