@@ -2,7 +2,7 @@
 //! in memory for comparisons ([`decompress`]), or streamed as ACL text for
 //! `ossa decompress` ([`write_text`]).
 
-use ossa_decoder::{Clip, Rounding, Sampler, ScalarClip, ScalarSampler, Transform};
+use ossa_decoder::{Clip, Sampler, ScalarClip, ScalarSampler, Transform};
 
 use crate::acl_text::{list, Quoted};
 use crate::measure::sample_time;
@@ -15,6 +15,16 @@ use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
 /// pose come from the metadata section; without it bones are named by index
 /// (`bone_0`, …), have no parents, and a shell distance of 3.
 pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_decoder::Error> {
+    decompress_playing(clip, default_name, Playback::Alone)
+}
+
+/// [`decompress`], the clip sampled as `playback` says (a clip of a streaming
+/// database with its resident tiers).
+pub fn decompress_playing<'a>(
+    clip: &Clip<'a>,
+    default_name: &str,
+    playback: Playback<'_, 'a>,
+) -> Result<RawClip, ossa_decoder::Error> {
     let count = clip.bone_count() as usize;
     let samples = clip.source_sample_count() as usize;
     let (name, bones) = skeleton(clip, default_name);
@@ -31,9 +41,11 @@ pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_d
     let in_place = in_place_bone(clip);
     for s in 0..samples {
         let time = sample_time(s, clip.sample_rate());
-        sampler.seek(time, Rounding::None);
+        playback.seek(&mut sampler, time)?;
         sampler.decompress_pose(&mut pose)?;
-        with_motion(clip, in_place, time, &mut pose);
+        if let Some(slot) = in_place.and_then(|b| pose.get_mut(b)) {
+            *slot = playback.root_local(clip, time)?;
+        }
         for (track, t) in tracks.iter_mut().zip(&pose) {
             let r = raw_transform(t);
             track.rotations.push(r.rotation);
@@ -54,14 +66,6 @@ pub fn decompress(clip: &Clip<'_>, default_name: &str) -> Result<RawClip, ossa_d
 /// The root-motion bone when poses show it in place.
 fn in_place_bone(clip: &Clip<'_>) -> Option<usize> {
     clip.root_motion_bone().filter(|_| clip.root_motion_in_place()).map(|b| b as usize)
-}
-
-/// Puts the root motion back into a pose that shows its bone in place: the decoded
-/// clip then compares sample by sample with its source.
-fn with_motion(clip: &Clip<'_>, in_place: Option<usize>, time: f32, pose: &mut [Transform]) {
-    if let Some(slot) = in_place.and_then(|b| pose.get_mut(b)) {
-        *slot = clip.root_local(time);
-    }
 }
 
 fn raw_transform(t: &Transform) -> RawTransform {

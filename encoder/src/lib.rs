@@ -19,6 +19,7 @@ pub mod compress;
 pub mod database;
 pub mod decompress;
 pub mod error_metric;
+pub mod gltf_io;
 pub mod measure;
 pub mod memory;
 pub mod message;

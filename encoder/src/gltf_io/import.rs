@@ -1,0 +1,528 @@
+//! glTF 2.0 import (`.gltf` with embedded or neighbouring buffers, `.glb`): each
+//! animation becomes a clip, resampled uniformly.
+//!
+//! - **Skeleton.** With a skin, its joints are the bones (the first skin's; others are
+//!   reported), each bone's parent the nearest ancestor node that is a joint. Without
+//!   one, the bones are the nodes any animation moves, with their ancestors. Names are
+//!   the nodes' (`node N` when unnamed, made unique), the bind pose their static
+//!   transforms.
+//! - **Resampling.** A clip's samples are at `i / rate` from 0 to its last key time
+//!   (`round(last · rate) + 1` samples), each channel evaluated as the glTF
+//!   specification defines its interpolation: STEP holds the key at or before the
+//!   time, LINEAR interpolates translations and scales linearly and rotations
+//!   spherically (the shorter way), CUBICSPLINE evaluates the Hermite spline of the
+//!   key values and their in- and out-tangents scaled by the key interval (rotations
+//!   then normalised). Before the first key a channel holds its first value, after the
+//!   last its last; a time within a millionth of a second of a key (relative, past
+//!   one second) takes the key's value exactly. A property no channel animates keeps the node's static value.
+//! - **Reported, not dropped silently.** Animations that move no bone, channels on
+//!   nodes that are not bones, morph-target weights, and skins other than the first go
+//!   into [`GltfImport::notes`].
+//!
+//! Shell distances: as for BVH ([`crate::bvh`]), a bone's length (its longest child
+//! translation in the bind pose), at least a thousandth of the skeleton's extent.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use base64::Engine as _;
+use gltf::animation::util::ReadOutputs;
+use gltf::animation::{Interpolation, Property};
+
+use crate::acl_text::{Declared, ImportError};
+use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
+
+/// What a glTF file gave.
+#[derive(Clone, Debug)]
+pub struct GltfImport {
+    /// One clip per animation imported, in file order; named after the animation
+    /// (`animation N` when unnamed).
+    pub clips: Vec<RawClip>,
+    /// What was in the file and not imported, one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// Which animations to import.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnimationChoice {
+    /// Every one.
+    All,
+    /// The one of this name, or of this index when the text is a number no animation
+    /// is named.
+    Named(String),
+}
+
+/// The largest sample rate accepted, samples per second.
+pub const MAX_RATE: f64 = 10_000.0;
+
+/// Reads the glTF file `bytes` (JSON or binary); `dir` is where its external buffers
+/// are (`None`: refused, for standard input), `rate` the samples per second.
+pub fn read_gltf(
+    bytes: &[u8],
+    dir: Option<&Path>,
+    rate: f64,
+    choice: &AnimationChoice,
+) -> Result<GltfImport, ImportError> {
+    read_gltf_checked(bytes, dir, rate, choice, |_| Ok(()))
+}
+
+/// [`read_gltf`], calling `check` with each clip's bone and sample counts before its
+/// samples are stored (a caller refuses there what would not fit its memory).
+pub fn read_gltf_checked(
+    bytes: &[u8],
+    dir: Option<&Path>,
+    rate: f64,
+    choice: &AnimationChoice,
+    mut check: impl FnMut(Declared) -> Result<(), String>,
+) -> Result<GltfImport, ImportError> {
+    if !(rate.is_finite() && rate > 0.0 && rate <= MAX_RATE) {
+        return Err(ImportError::whole(format!(
+            "sample rate {rate} is not valid: it must be above 0 and at most {MAX_RATE}"
+        )));
+    }
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| ImportError::whole(format!("not a valid glTF file: {e}")))?;
+    let buffers = load_buffers(&gltf, dir)?;
+    let document = &gltf.document;
+    let mut notes = Vec::new();
+
+    let skeleton = Skeleton::of(document, &mut notes)?;
+    let animations: Vec<gltf::Animation<'_>> = match choice {
+        AnimationChoice::All => document.animations().collect(),
+        AnimationChoice::Named(wanted) => {
+            let by_name: Vec<_> = document.animations().filter(|a| a.name() == Some(wanted.as_str())).collect();
+            let by_index = wanted.parse::<usize>().ok().and_then(|i| document.animations().nth(i));
+            match (by_name.first(), by_index) {
+                (Some(a), _) => vec![a.clone()],
+                (None, Some(a)) => vec![a],
+                (None, None) => {
+                    let names: Vec<String> = document.animations().map(|a| animation_name(&a)).collect();
+                    return Err(ImportError::whole(format!(
+                        "no animation '{wanted}' (the file has {}: {})",
+                        names.len(),
+                        if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                    )));
+                }
+            }
+        }
+    };
+    if document.animations().count() == 0 {
+        return Err(ImportError::whole("the file has no animation"));
+    }
+    let mut clips = Vec::new();
+    for animation in animations {
+        match clip_of(&animation, &skeleton, &buffers, rate, &mut notes, &mut check)? {
+            Some(clip) => clips.push(clip),
+            None => notes.push(format!("animation '{}' moves no bone: not imported", animation_name(&animation))),
+        }
+    }
+    if clips.is_empty() {
+        return Err(ImportError::whole(format!("no animation moves a bone ({})", notes.join("; "))));
+    }
+    Ok(GltfImport { clips, notes })
+}
+
+/// An animation's name, or `animation N`.
+fn animation_name(animation: &gltf::Animation<'_>) -> String {
+    animation.name().map_or_else(|| format!("animation {}", animation.index()), str::to_owned)
+}
+
+/// The buffers' bytes: the binary chunk of a `.glb`, base64 `data:` URIs, or files
+/// beside the glTF file.
+fn load_buffers(gltf: &gltf::Gltf, dir: Option<&Path>) -> Result<Vec<Vec<u8>>, ImportError> {
+    let mut out = Vec::new();
+    for buffer in gltf.document.buffers() {
+        let data = match buffer.source() {
+            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                ImportError::whole(format!("buffer {} refers to a binary chunk the file lacks", buffer.index()))
+            })?,
+            gltf::buffer::Source::Uri(uri) => {
+                if let Some(rest) = uri.strip_prefix("data:") {
+                    let (_, payload) = rest.split_once(";base64,").ok_or_else(|| {
+                        ImportError::whole(format!("buffer {}: only base64 data URIs are read", buffer.index()))
+                    })?;
+                    base64::engine::general_purpose::STANDARD
+                        .decode(payload)
+                        .map_err(|e| ImportError::whole(format!("buffer {}: bad base64: {e}", buffer.index())))?
+                } else {
+                    let dir = dir.ok_or_else(|| {
+                        ImportError::whole(format!(
+                            "buffer {} is the file '{uri}', which cannot be found from standard input",
+                            buffer.index()
+                        ))
+                    })?;
+                    let name = percent_decode(uri);
+                    if Path::new(&name).is_absolute() || name.split(['/', '\\']).any(|p| p == "..") {
+                        return Err(ImportError::whole(format!(
+                            "buffer {}: '{uri}' is outside the glTF file's folder (absolute or '..'): refused",
+                            buffer.index()
+                        )));
+                    }
+                    std::fs::read(dir.join(&name)).map_err(|e| {
+                        ImportError::whole(format!("buffer {}: cannot read '{name}': {e}", buffer.index()))
+                    })?
+                }
+            }
+        };
+        if data.len() < buffer.length() {
+            return Err(ImportError::whole(format!(
+                "buffer {} holds {} bytes, the file declares {}",
+                buffer.index(),
+                data.len(),
+                buffer.length()
+            )));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+/// `%XX` escapes of a relative URI decoded.
+fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(v) = u8::from_str_radix(&uri[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The bones, in an order with parents first.
+struct Skeleton {
+    /// Bone of each node that is one.
+    bone_of: HashMap<usize, usize>,
+    bones: Vec<Bone>,
+}
+
+impl Skeleton {
+    fn of(document: &gltf::Document, notes: &mut Vec<String>) -> Result<Skeleton, ImportError> {
+        let count = document.nodes().count();
+        let mut parent_node: Vec<Option<usize>> = vec![None; count];
+        for node in document.nodes() {
+            for child in node.children() {
+                if parent_node[child.index()].is_some() {
+                    return Err(ImportError::whole(format!("node {} has two parents", child.index())));
+                }
+                parent_node[child.index()] = Some(node.index());
+            }
+        }
+        let chosen: Vec<usize> = match document.skins().next() {
+            Some(skin) => {
+                let extra = document.skins().count() - 1;
+                if extra > 0 {
+                    notes.push(format!(
+                        "{extra} skin(s) besides the first ('{}'): their joints are not bones unless the first skin's",
+                        skin.name().unwrap_or("skin 0")
+                    ));
+                }
+                skin.joints().map(|j| j.index()).collect()
+            }
+            None => {
+                // The nodes the animations move, and their ancestors.
+                let mut set = vec![false; count];
+                for animation in document.animations() {
+                    for channel in animation.channels() {
+                        let mut at = Some(channel.target().node().index());
+                        let mut steps = 0;
+                        while let Some(n) = at {
+                            if set[n] || steps > count {
+                                break;
+                            }
+                            set[n] = true;
+                            at = parent_node[n];
+                            steps += 1;
+                        }
+                    }
+                }
+                (0..count).filter(|&n| set[n]).collect()
+            }
+        };
+        let in_skeleton: std::collections::HashSet<usize> = chosen.iter().copied().collect();
+        // Each chosen node's nearest chosen ancestor, and its depth among them.
+        let parent_of = |n: usize| {
+            let mut at = parent_node[n];
+            let mut steps = 0;
+            while let Some(p) = at {
+                if in_skeleton.contains(&p) || steps > count {
+                    break;
+                }
+                at = parent_node[p];
+                steps += 1;
+            }
+            at.filter(|p| in_skeleton.contains(p))
+        };
+        let depth = |n: usize| {
+            let (mut d, mut at) = (0usize, parent_of(n));
+            while let Some(p) = at {
+                d += 1;
+                if d > count {
+                    break;
+                }
+                at = parent_of(p);
+            }
+            d
+        };
+        let mut nodes = chosen.clone();
+        // Parents before children: by depth, then by the file's order.
+        nodes.sort_by_key(|&n| (depth(n), chosen.iter().position(|&c| c == n)));
+        nodes.dedup();
+        if nodes.is_empty() {
+            return Err(ImportError::whole("the file has no skin and no animated node: nothing to import"));
+        }
+        let bone_of: HashMap<usize, usize> = nodes.iter().enumerate().map(|(b, &n)| (n, b)).collect();
+        let mut used = std::collections::HashSet::new();
+        let mut bones: Vec<Bone> = nodes
+            .iter()
+            .map(|&n| {
+                let node = document.nodes().nth(n).expect("index from the document");
+                let base = node.name().map_or_else(|| format!("node {n}"), str::to_owned);
+                let mut name = base.clone();
+                let mut k = 2;
+                while !used.insert(name.clone()) {
+                    name = format!("{base} ({k})");
+                    k += 1;
+                }
+                let (t, r, s) = node.transform().decomposed();
+                Bone {
+                    name,
+                    parent: parent_of(n).and_then(|p| bone_of.get(&p).copied()),
+                    shell_distance: 0.0,
+                    bind_pose: RawTransform {
+                        rotation: r.map(f64::from),
+                        translation: t.map(f64::from),
+                        scale: s.map(f64::from),
+                    },
+                }
+            })
+            .collect();
+        // Shell distances: each bone's longest child translation.
+        let mut length = vec![0.0f64; bones.len()];
+        for bone in &bones {
+            if let Some(p) = bone.parent {
+                length[p] = length[p].max(norm(bone.bind_pose.translation));
+            }
+        }
+        let extent = (0..bones.len()).map(|b| length[b].max(norm(bones[b].bind_pose.translation))).fold(0.0, f64::max);
+        let floor = if extent > 0.0 { extent * 1e-3 } else { 1.0 };
+        for (b, bone) in bones.iter_mut().enumerate() {
+            let own = if length[b] > 0.0 { length[b] } else { norm(bone.bind_pose.translation) };
+            bone.shell_distance = own.max(floor);
+        }
+        let others: Vec<String> = document
+            .nodes()
+            .filter(|n| !bone_of.contains_key(&n.index()))
+            .map(|n| n.name().map_or_else(|| format!("node {}", n.index()), str::to_owned))
+            .collect();
+        if !others.is_empty() {
+            notes.push(format!(
+                "{} node(s) are not bones (outside the skin, or not animated): {}",
+                others.len(),
+                others.join(", ")
+            ));
+        }
+        Ok(Skeleton { bone_of, bones })
+    }
+}
+
+fn norm(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// One channel's keys: times and values (triplets of in-tangent, value, out-tangent
+/// for CUBICSPLINE), as `f64` vectors of 3 or 4 components.
+struct Curve {
+    times: Vec<f64>,
+    values: Vec<[f64; 4]>,
+    interpolation: Interpolation,
+    rotation: bool,
+}
+
+/// The clip of `animation`, or `None` when it moves no bone.
+fn clip_of(
+    animation: &gltf::Animation<'_>,
+    skeleton: &Skeleton,
+    buffers: &[Vec<u8>],
+    rate: f64,
+    notes: &mut Vec<String>,
+    check: &mut dyn FnMut(Declared) -> Result<(), String>,
+) -> Result<Option<RawClip>, ImportError> {
+    let name = animation_name(animation);
+    let bad = |what: String| ImportError::whole(format!("animation '{name}': {what}"));
+    // Per bone, per property (0 rotation, 1 translation, 2 scale): its curve.
+    let mut curves: HashMap<(usize, usize), Curve> = HashMap::new();
+    let (mut outside, mut weights) = (Vec::new(), 0usize);
+    for channel in animation.channels() {
+        let node = channel.target().node();
+        let property = match channel.target().property() {
+            Property::Rotation => 0,
+            Property::Translation => 1,
+            Property::Scale => 2,
+            Property::MorphTargetWeights => {
+                weights += 1;
+                continue;
+            }
+        };
+        let Some(&bone) = skeleton.bone_of.get(&node.index()) else {
+            outside.push(node.name().map_or_else(|| format!("node {}", node.index()), str::to_owned));
+            continue;
+        };
+        let reader = channel.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+        let times: Vec<f64> = reader
+            .read_inputs()
+            .ok_or_else(|| bad(format!("channel {}: no key times", channel.index())))?
+            .map(f64::from)
+            .collect();
+        let values: Vec<[f64; 4]> = match reader.read_outputs() {
+            Some(ReadOutputs::Rotations(r)) => r.into_f32().map(|q| q.map(f64::from)).collect(),
+            Some(ReadOutputs::Translations(t)) | Some(ReadOutputs::Scales(t)) => {
+                t.map(|v| [f64::from(v[0]), f64::from(v[1]), f64::from(v[2]), 0.0]).collect()
+            }
+            _ => return Err(bad(format!("channel {}: no key values", channel.index()))),
+        };
+        let interpolation = channel.sampler().interpolation();
+        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if times.is_empty()
+            || values.len() != times.len() * per_key
+            || times.iter().any(|t| !t.is_finite() || *t < 0.0)
+            || times.windows(2).any(|w| w[1] <= w[0])
+            || values.iter().flatten().any(|v| !v.is_finite())
+        {
+            return Err(bad(format!(
+                "channel {}: {} key times and {} values do not make a valid {interpolation:?} curve (times increasing from 0, values finite)",
+                channel.index(),
+                times.len(),
+                values.len()
+            )));
+        }
+        curves.insert((bone, property), Curve { times, values, interpolation, rotation: property == 0 });
+    }
+    if !outside.is_empty() {
+        outside.sort();
+        outside.dedup();
+        notes.push(format!(
+            "animation '{name}': channels on nodes that are not bones not imported: {}",
+            outside.join(", ")
+        ));
+    }
+    if weights > 0 {
+        notes.push(format!("animation '{name}': {weights} morph-target weight channel(s) not imported"));
+    }
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    let end = curves.values().filter_map(|c| c.times.last().copied()).fold(0.0, f64::max);
+    let samples = ((end * rate).round() as usize).saturating_add(1);
+    let bones = skeleton.bones.len();
+    if (samples as u64).saturating_mul(bones as u64) > MAX_TRANSFORM_SAMPLES {
+        return Err(bad(format!("{samples} samples of {bones} bones at {rate} Hz is more than the encoder takes")));
+    }
+    check(Declared { bones, samples, base_samples: 0 }).map_err(bad)?;
+    let mut tracks = Vec::with_capacity(bones);
+    for (b, bone) in skeleton.bones.iter().enumerate() {
+        let rest = bone.bind_pose;
+        let at = |property: usize, s: usize| -> [f64; 4] {
+            let time = (s as f64 / rate).min(end);
+            match curves.get(&(b, property)) {
+                Some(curve) => evaluate(curve, time),
+                None => match property {
+                    0 => rest.rotation,
+                    1 => [rest.translation[0], rest.translation[1], rest.translation[2], 0.0],
+                    _ => [rest.scale[0], rest.scale[1], rest.scale[2], 0.0],
+                },
+            }
+        };
+        let three = |v: [f64; 4]| [v[0], v[1], v[2]];
+        tracks.push(BoneTrack {
+            rotations: (0..samples).map(|s| at(0, s)).collect(),
+            translations: (0..samples).map(|s| three(at(1, s))).collect(),
+            scales: (0..samples).map(|s| three(at(2, s))).collect(),
+        });
+    }
+    let clip = RawClip {
+        name: name.clone(),
+        sample_rate: rate,
+        sample_count: samples,
+        bones: skeleton.bones.clone(),
+        tracks,
+        additive: None,
+    };
+    clip.check().map_err(|e| bad(e.to_string()))?;
+    Ok(Some(clip))
+}
+
+/// Within this share of a second (times the time, past one second) of a key, a time
+/// takes the key's value exactly: key times are `f32`, sample times `i / rate`.
+const KEY_SNAP: f64 = 1e-6;
+
+/// A curve's value at `time` (see the module documentation).
+fn evaluate(curve: &Curve, time: f64) -> [f64; 4] {
+    let snap = KEY_SNAP * time.abs().max(1.0);
+    let times = &curve.times;
+    let cubic = curve.interpolation == Interpolation::CubicSpline;
+    let value = |k: usize| if cubic { curve.values[3 * k + 1] } else { curve.values[k] };
+    let last = times.len() - 1;
+    // The key at or before the time (a time a hair before a key counts as on it).
+    let k = times.partition_point(|&t| t <= time + snap).saturating_sub(1);
+    if time <= times[0] + snap {
+        return value(0);
+    }
+    if k >= last || (time - times[k]).abs() <= snap {
+        return value(k.min(last));
+    }
+    let (t0, t1) = (times[k], times[k + 1]);
+    let s = (time - t0) / (t1 - t0);
+    let v = match curve.interpolation {
+        Interpolation::Step => return value(k),
+        Interpolation::Linear if curve.rotation => return slerp(value(k), value(k + 1), s),
+        Interpolation::Linear => {
+            let (a, b) = (value(k), value(k + 1));
+            [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * s)
+        }
+        Interpolation::CubicSpline => {
+            let td = t1 - t0;
+            let (v0, out0) = (curve.values[3 * k + 1], curve.values[3 * k + 2]);
+            let (in1, v1) = (curve.values[3 * (k + 1)], curve.values[3 * (k + 1) + 1]);
+            let (s2, s3) = (s * s, s * s * s);
+            let (h00, h10, h01, h11) = (2.0 * s3 - 3.0 * s2 + 1.0, s3 - 2.0 * s2 + s, -2.0 * s3 + 3.0 * s2, s3 - s2);
+            [0, 1, 2, 3].map(|i| h00 * v0[i] + h10 * td * out0[i] + h01 * v1[i] + h11 * td * in1[i])
+        }
+    };
+    if curve.rotation {
+        normalize(v)
+    } else {
+        v
+    }
+}
+
+fn normalize(q: [f64; 4]) -> [f64; 4] {
+    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    if n > 0.0 && n.is_finite() {
+        q.map(|v| v / n)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    }
+}
+
+/// Spherical linear interpolation from `a` to `b` by `s`, the shorter way.
+pub(crate) fn slerp(a: [f64; 4], b: [f64; 4], s: f64) -> [f64; 4] {
+    let (a, mut b) = (normalize(a), normalize(b));
+    let mut dot: f64 = (0..4).map(|i| a[i] * b[i]).sum();
+    if dot < 0.0 {
+        b = b.map(|v| -v);
+        dot = -dot;
+    }
+    if dot > 0.9995 {
+        return normalize([0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * s));
+    }
+    let theta = dot.clamp(-1.0, 1.0).acos();
+    let (wa, wb) = (((1.0 - s) * theta).sin() / theta.sin(), (s * theta).sin() / theta.sin());
+    [0, 1, 2, 3].map(|i| wa * a[i] + wb * b[i])
+}
