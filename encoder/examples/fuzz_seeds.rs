@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         found.sort();
         sources.extend(found);
     }
-    for target in ["decode", "decode_structured", "text", "encode", "database"] {
+    for target in ["decode", "decode_structured", "text", "encode", "database", "bvh"] {
         std::fs::create_dir_all(out.join(target))?;
     }
     let mut written = 0;
@@ -120,6 +120,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             written += 2;
         }
     }
+    // The BVH reader: the project's example, and a short one of two roots.
+    if let Ok(walk) = std::fs::read(root.join("examples/walk.bvh")) {
+        std::fs::write(out.join("bvh").join("walk"), &walk)?;
+        written += 1;
+    }
+    let small = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Yrotation Xrotation Zrotation\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nROOT b\n{\n OFFSET 1 0 0\n CHANNELS 1 Xposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.5\n1 2 3 4\n5 6 7 8\n";
+    std::fs::write(out.join("bvh").join("two_roots"), small)?;
+    written += 1;
     // The encoder target builds clips from raw bytes: a few deterministic seeds.
     let mut state = 0x1234_5678_9abc_def1u64;
     for i in 0..16 {

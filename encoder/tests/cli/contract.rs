@@ -175,7 +175,7 @@ fn file_system_problems_are_reported_and_outputs_are_never_damaged() {
     // A folder of no clips: refused by name, nothing written.
     let o = ossa(&["compress", s(d), "-o", s(&d.join("x.ossa"))]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no .acl.sjson or .bvh clip"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("holds no .acl.sjson"), "{}", stderr(&o));
     assert!(!d.join("x.ossa").exists());
 
     // A path that cannot be read (a file used as a folder).

@@ -7,6 +7,7 @@ mod bytes;
 mod contract;
 mod conventions;
 mod database;
+mod gltf;
 mod input_mistakes;
 mod key_frames;
 mod looping;

@@ -40,6 +40,12 @@ pub enum Command {
         /// once.
         #[arg(long, value_name = "K/N")]
         shard: Option<Shard>,
+        /// glTF models: samples per second the animations are resampled at.
+        #[arg(long, default_value_t = 30.0, value_parser = rate)]
+        rate: f64,
+        /// glTF models: the animation to compress, by name or index (default: all).
+        #[arg(long, value_name = "NAME|INDEX")]
+        animation: Option<String>,
         /// Largest object-space error allowed on any virtual vertex, in the clip's units.
         #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
         precision: f64,
@@ -185,6 +191,9 @@ pub enum Command {
         /// name (see compress --shard).
         #[arg(long, value_name = "K/N")]
         shard: Option<Shard>,
+        /// glTF models: samples per second the animations are resampled at.
+        #[arg(long, default_value_t = 30.0, value_parser = rate)]
+        rate: f64,
         /// Largest object-space error allowed, in the clips' units.
         #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
         precision: f64,
@@ -209,6 +218,15 @@ impl From<FidelityArg> for ossa_encoder::database::Fidelity {
             FidelityArg::Medium => ossa_encoder::database::Fidelity::Medium,
             FidelityArg::Lowest => ossa_encoder::database::Fidelity::Lowest,
         }
+    }
+}
+
+/// `--rate`: samples per second, above 0 and at most 10,000.
+fn rate(text: &str) -> Result<f64, String> {
+    let max = ossa_encoder::gltf_io::import::MAX_RATE;
+    match text.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= max => Ok(r),
+        _ => Err(format!("'{text}' is not a sample rate (a number above 0, at most {max})")),
     }
 }
 

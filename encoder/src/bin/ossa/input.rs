@@ -219,9 +219,31 @@ impl Input {
     fn refuse_other_formats_by_name(&self) -> Result<(), Failure> {
         let name = self.shown.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
         if name.ends_with(".gltf") || name.ends_with(".glb") {
-            return Err(Failure::at(&self.shown, GLTF));
+            return Err(Failure::at(&self.shown, "a glTF model, not a text clip"));
         }
         Ok(())
+    }
+
+    /// Reads a binary input whole (a glTF model): at most [`MAX_TEXT_BYTES`] and what
+    /// `limit` allows.
+    pub fn read_bytes(mut self, limit: &MemoryLimit) -> Result<Vec<u8>, Failure> {
+        let cap = MAX_TEXT_BYTES.min(limit.bytes.unwrap_or(u64::MAX));
+        if let Some(size) = self.size.filter(|&s| s > cap) {
+            return Err(Failure::at(&self.shown, limit.refusal("reading this file", size)));
+        }
+        self.open_source()?;
+        let mut out = Vec::new();
+        (&mut self.source)
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut out)
+            .map_err(|e| Failure::at(&self.shown, format!("cannot read: {e}")))?;
+        if out.len() as u64 > cap {
+            return Err(Failure::at(&self.shown, limit.refusal("reading this file", out.len() as u64)));
+        }
+        if out.is_empty() {
+            return Err(Failure::at(&self.shown, "the file is empty"));
+        }
+        Ok(out)
     }
 
     /// Reads an `.ossa` clip or an `.ossadb` database, told apart by their magic.
@@ -287,7 +309,7 @@ impl Input {
     }
 }
 
-const GLTF: &str = "glTF import is not supported yet: ossa reads ACL text clips (.acl.sjson)";
+const GLTF: &str = "a glTF model: ossa reads glTF from a file named .gltf or .glb (its buffers may be files beside it)";
 
 /// Names the formats a user may hand over by mistake, from their first bytes.
 fn refuse_other_formats_by_content(shown: &Path, start: &[u8]) -> Result<(), Failure> {

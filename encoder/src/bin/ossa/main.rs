@@ -87,6 +87,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             inputs,
             output,
             shard,
+            rate,
+            animation,
             precision,
             strip_metadata,
             segment_len,
@@ -108,7 +110,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 strip_frames,
                 shared_pose: None,
             };
-            commands::compress::run(&inputs, &output, &settings, json, shard, &limit)
+            let gltf = commands::GltfOptions {
+                rate,
+                animation: match animation {
+                    Some(name) => ossa_encoder::gltf_io::AnimationChoice::Named(name),
+                    None => ossa_encoder::gltf_io::AnimationChoice::All,
+                },
+            };
+            commands::compress::run(&inputs, &output, &settings, json, shard, &gltf, &limit)
         }
         Command::Decompress { input, output, database, fidelity } => {
             commands::decompress::run(&input, &output, database.as_deref(), fidelity.into(), &limit)
@@ -142,8 +151,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench { input, json, cold, database } => {
             commands::bench::run(&input, json, cold, database.as_deref(), &limit)
         }
-        Command::Stats { inputs, shard, precision, json } => {
-            commands::stats::run(&inputs, precision, json, shard, &limit)
+        Command::Stats { inputs, shard, rate, precision, json } => {
+            let gltf = commands::GltfOptions { rate, animation: ossa_encoder::gltf_io::AnimationChoice::All };
+            commands::stats::run(&inputs, precision, json, shard, &gltf, &limit)
         }
     }
 }

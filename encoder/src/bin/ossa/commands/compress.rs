@@ -13,6 +13,7 @@ use ossa_encoder::{compress, LoopSetting, Settings};
 use serde_json::{json, Value};
 
 use super::batch::{self, Shard};
+use super::GltfOptions;
 use crate::failure::{note, say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
@@ -26,29 +27,32 @@ pub struct Report {
 }
 
 /// `ossa compress INPUT… -o OUTPUT`: one file to `OUTPUT` (a file, `-`, or a folder
-/// that exists); several inputs, or a folder of clips, into the folder `OUTPUT`.
+/// that exists); several inputs, or a folder of clips, into the folder `OUTPUT`. A
+/// glTF model gives a clip per animation (`NAME_ANIMATION.ossa` in a folder).
 pub fn run(
     inputs: &[PathBuf],
     output: &Path,
     settings: &Settings,
     json: bool,
     shard: Option<Shard>,
+    gltf: &GltfOptions,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
     let single = inputs.len() == 1 && !inputs[0].is_dir() && shard.is_none();
     if single && !output.is_dir() {
-        let destination = Destination::resolve(output)?;
-        let report = one(&inputs[0], output, destination, settings, limit)?;
+        let reports = one(&inputs[0], output, None, settings, gltf, limit)?;
         let to_stdout = output.as_os_str() == "-";
-        let line = if json { report.json.to_string() } else { report.text };
-        // With the clip itself on standard output, the summary goes to standard error.
-        if to_stdout {
-            note(line);
-        } else {
-            say(line)?;
-        }
-        if let Some(w) = report.warning {
-            note(w);
+        for report in reports {
+            let line = if json { report.json.to_string() } else { report.text };
+            // With the clip itself on standard output, the summary goes to standard error.
+            if to_stdout {
+                note(line);
+            } else {
+                say(line)?;
+            }
+            if let Some(w) = report.warning {
+                note(w);
+            }
         }
         return Ok(());
     }
@@ -60,14 +64,13 @@ pub fn run(
     batch::prepare_folder(output)?;
     let names = batch::output_names(&paths, "ossa", &mut failures);
     let results = batch::run_parallel(&names, "compressing", limit, |(path, name), limit| {
-        let target = output.join(name);
-        let destination = Destination::resolve(&target)?;
-        one(path, &target, destination, settings, limit)
+        let stem = name.strip_suffix(".ossa").unwrap_or(name);
+        one(path, output, Some(stem), settings, gltf, limit)
     });
     let mut reports = Vec::new();
     for ((path, _), result) in names.iter().zip(results) {
         match result {
-            Ok(report) => reports.push(report),
+            Ok(r) => reports.extend(r),
             Err(Failure::ClosedPipe) => return Err(Failure::ClosedPipe),
             Err(f) => failures.push((path.clone(), f)),
         }
@@ -88,14 +91,70 @@ pub fn run(
     batch::finish(reports.len(), failures)
 }
 
-/// Compresses the clip or track list at `input` into `output` (`destination`).
+/// Compresses what `input` holds: into the file `output`, or with `folder` (the
+/// input's output name without extension) into `output/NAME.ossa`, one per clip of a
+/// glTF model (`NAME_ANIMATION.ossa` when it has several).
 fn one(
     input: &Path,
     output: &Path,
-    destination: Destination,
+    folder: Option<&str>,
     settings: &Settings,
+    gltf: &GltfOptions,
     limit: &MemoryLimit,
-) -> Result<Report, Failure> {
+) -> Result<Vec<Report>, Failure> {
+    let target = |name: &str| output.join(format!("{name}.ossa"));
+    if super::is_gltf(input) {
+        let source = Input::open(input)?;
+        let shown = source.shown.clone();
+        let (clips, notes) = super::load_gltf(source, limit, gltf)?;
+        let targets: Vec<PathBuf> = match folder {
+            Some(stem) if clips.len() == 1 => vec![target(stem)],
+            Some(stem) => {
+                let mut seen = std::collections::HashSet::new();
+                clips
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let mut name = format!("{stem}_{}", file_safe(&c.name));
+                        if !seen.insert(name.clone()) {
+                            name = format!("{name}_{i}");
+                        }
+                        target(&name)
+                    })
+                    .collect()
+            }
+            None if clips.len() == 1 => vec![output.to_owned()],
+            None => {
+                let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+                return Err(Failure::at(
+                    &shown,
+                    format!(
+                        "holds {} animations ({}): choose one with --animation NAME|INDEX, or give -o a folder",
+                        clips.len(),
+                        names.join(", ")
+                    ),
+                ));
+            }
+        };
+        for n in notes {
+            note(n);
+        }
+        let probe = Input::open(input)?;
+        return clips
+            .iter()
+            .zip(&targets)
+            .map(|(clip, path)| {
+                let destination = Destination::resolve(path)?;
+                probe.check_not(destination.identity().as_ref())?;
+                compress_clip(&shown, clip, path, destination, settings)
+            })
+            .collect();
+    }
+    let output = match folder {
+        Some(stem) => target(stem),
+        None => output.to_owned(),
+    };
+    let destination = Destination::resolve(&output)?;
     let source = Input::open(input)?;
     source.check_not(destination.identity().as_ref())?;
     if destination.is_stdout() && std::io::stdout().is_terminal() {
@@ -106,11 +165,28 @@ fn one(
     let input = source.shown.clone();
     let clip = match super::load_file(source, limit)? {
         AclFile::Clip(clip) => clip,
-        AclFile::TrackList(list) => return track_list(&input, output, destination, &list, settings),
+        AclFile::TrackList(list) => return Ok(vec![track_list(&input, &output, destination, &list, settings)?]),
     };
+    Ok(vec![compress_clip(&input, &clip, &output, destination, settings)?])
+}
+
+/// `name` with every character but letters, digits, `-` and `_` replaced by `_`.
+fn file_safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+/// Compresses `clip` (read from `input`) into `output` (`destination`).
+fn compress_clip(
+    input: &Path,
+    clip: &ossa_encoder::RawClip,
+    output: &Path,
+    destination: Destination,
+    settings: &Settings,
+) -> Result<Report, Failure> {
+    let input = input.to_owned();
     let precision = settings.precision;
     let started = Instant::now();
-    let result = compress(&clip, settings).map_err(|e| Failure::at(&input, e))?;
+    let result = compress(clip, settings).map_err(|e| Failure::at(&input, e))?;
     let seconds = started.elapsed().as_secs_f64();
     let mut out = destination.create(output)?;
     out.write_all(&result.bytes).map_err(|e| out.failure(e))?;
@@ -122,6 +198,7 @@ fn one(
     let kept_error = result.errors.segment_max.iter().fold(0.0f64, |m, &e| m.max(e));
     let json = json!({
         "input": input.display().to_string(),
+        "clip": clip.name,
         "output": output.display().to_string(),
         "raw_bytes": raw,
         "compressed_bytes": result.compressed_bytes,

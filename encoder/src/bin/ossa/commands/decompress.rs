@@ -1,6 +1,6 @@
 //! `ossa decompress`: an `.ossa` file in, an ACL text clip out, streamed.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal as _, Write};
 use std::path::Path;
 
 use ossa_decoder::{Binding, Clip, Database, Residency, Slot};
@@ -47,16 +47,25 @@ pub fn run(
         _ => None,
     };
 
+    let playback = match &streamed {
+        Some((binding, residency)) => Playback::Streamed { binding, residency },
+        None => Playback::Alone,
+    };
+    if output.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb")) {
+        return Err(Failure::at(
+            output,
+            "binary glTF (.glb) is not written: name the output .gltf (JSON, its buffer embedded)",
+        ));
+    }
+    if super::is_gltf(output) {
+        return gltf(&input, output, destination, &clip, &name, playback, limit);
+    }
     let mut out = destination.create(output)?;
     // The decode buffer takes at most half of what the limit leaves after the file.
     let budget = limit.bytes.map_or(DECODE_BUFFER_BYTES as u64, |l| {
         (DECODE_BUFFER_BYTES as u64).min(l.saturating_sub(bytes.len() as u64) / 2).max(64 << 10)
     });
     let mut counted = Counted { inner: &mut out, bytes: 0 };
-    let playback = match &streamed {
-        Some((binding, residency)) => Playback::Streamed { binding, residency },
-        None => Playback::Alone,
-    };
     let result = write_text_playing(&clip, &name, &mut counted, budget as usize, playback);
     let written = match result {
         Ok(w) => w.bytes,
@@ -73,6 +82,62 @@ pub fn run(
         clip.sample_count(),
         number32(clip.sample_rate()),
         clip.duration(),
+    );
+    if destination.is_stdout() {
+        note(line);
+        Ok(())
+    } else {
+        say(line)
+    }
+}
+
+/// Bytes a glTF export needs per decoded transform: the values in `f64` (80), as `f32`
+/// (40), in base64 (54), and the JSON around them.
+const GLTF_BYTES_PER_TRANSFORM: u64 = 200;
+
+/// `ossa decompress IN.ossa -o OUT.gltf`: the clip decoded at every source sample,
+/// written as a glTF model to watch in any viewer ([`ossa_encoder::gltf_io::export`]).
+fn gltf<'a>(
+    input: &Path,
+    output: &Path,
+    destination: Destination,
+    clip: &Clip<'a>,
+    name: &str,
+    playback: Playback<'_, 'a>,
+    limit: &MemoryLimit,
+) -> Result<(), Failure> {
+    if destination.is_stdout() && std::io::stdout().is_terminal() {
+        return Err(Failure::general(
+            "refusing to write a glTF model to a terminal: redirect standard output, or give -o a file",
+        ));
+    }
+    let needed = u64::from(clip.bone_count())
+        .saturating_mul(u64::from(clip.source_sample_count()))
+        .saturating_mul(GLTF_BYTES_PER_TRANSFORM);
+    if !limit.allows(needed) {
+        return Err(Failure::at(input, limit.refusal("exporting this clip to glTF", needed)));
+    }
+    if clip.metadata().is_none() {
+        note(format!(
+            "ossa: warning: {}: no metadata section (compressed with --strip-metadata): bones are named by \
+             index and have no parents in the glTF model",
+            shown(input)
+        ));
+    }
+    let raw = ossa_encoder::decompress::decompress_playing(clip, name, playback).map_err(|e| Failure::at(input, e))?;
+    let text = ossa_encoder::gltf_io::write_gltf(&raw);
+    let mut out = destination.create(output)?;
+    out.write_all(text.as_bytes()).map_err(|e| out.failure(e))?;
+    out.commit()?;
+    let line = format!(
+        "{} -> {}: {} bones, {} samples at {} Hz ({:.3} s), glTF {} B",
+        shown(input),
+        shown(output),
+        clip.bone_count(),
+        clip.source_sample_count(),
+        number32(clip.sample_rate()),
+        clip.duration(),
+        text.len()
     );
     if destination.is_stdout() {
         note(line);

@@ -12,6 +12,7 @@ use ossa_encoder::{compress, Settings};
 use serde_json::{json, Value};
 
 use super::batch::{self, Shard};
+use super::GltfOptions;
 use crate::failure::{say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
@@ -69,20 +70,23 @@ pub fn run(
     precision: f64,
     json: bool,
     shard: Option<Shard>,
+    gltf: &GltfOptions,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
     let settings = Settings { precision, include_metadata: false, ..Settings::default() };
     let (paths, mut failures) = batch::inputs(inputs, shard);
     // Clips compressed on every core; rows printed in input order.
-    let results = batch::run_parallel(&paths, "measuring", limit, |path, limit| one(path, &settings, limit));
+    let results = batch::run_parallel(&paths, "measuring", limit, |path, limit| rows_of(path, &settings, gltf, limit));
     let mut rows = Vec::new();
     for (path, result) in paths.iter().zip(results) {
         match result {
-            Ok(row) => {
-                if !json {
-                    say(row.text())?;
+            Ok(file_rows) => {
+                for row in file_rows {
+                    if !json {
+                        say(row.text())?;
+                    }
+                    rows.push(row);
                 }
-                rows.push(row);
             }
             Err(Failure::ClosedPipe) => return Err(Failure::ClosedPipe),
             Err(f) => failures.push((path.clone(), f)),
@@ -134,11 +138,27 @@ pub fn run(
     batch::finish(rows.len(), failures)
 }
 
-fn one(path: &Path, settings: &Settings, limit: &MemoryLimit) -> Result<Row, Failure> {
-    let source = Input::open(path)?;
-    let clip = super::load_clip(source, limit)?;
+/// The rows of the clips in `path`: one, or one per animation of a glTF model.
+fn rows_of(path: &Path, settings: &Settings, gltf: &GltfOptions, limit: &MemoryLimit) -> Result<Vec<Row>, Failure> {
+    if super::is_gltf(path) {
+        let (clips, notes) = super::load_gltf(Input::open(path)?, limit, gltf)?;
+        for n in notes {
+            crate::failure::note(n);
+        }
+        // Each animation's row is named `MODEL (ANIMATION)`.
+        return clips
+            .iter()
+            .map(|clip| one(&PathBuf::from(format!("{} ({})", path.display(), clip.name)), clip, settings))
+            .collect();
+    }
+    let clip = super::load_clip(Input::open(path)?, limit)?;
+    Ok(vec![one(path, &clip, settings)?])
+}
+
+/// The row of `clip`, read from `path`.
+fn one(path: &Path, clip: &ossa_encoder::RawClip, settings: &Settings) -> Result<Row, Failure> {
     let started = Instant::now();
-    let result = compress(&clip, settings).map_err(|e| Failure::at(path, e))?;
+    let result = compress(clip, settings).map_err(|e| Failure::at(path, e))?;
     let seconds = started.elapsed().as_secs_f64();
     Ok(Row {
         path: path.to_owned(),
