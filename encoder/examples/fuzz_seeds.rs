@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         found.sort();
         sources.extend(found);
     }
-    for target in ["decode", "decode_structured", "text", "encode", "database", "bvh"] {
+    for target in ["decode", "decode_structured", "text", "encode", "database", "bvh", "gltf"] {
         std::fs::create_dir_all(out.join(target))?;
     }
     let mut written = 0;
@@ -128,6 +128,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let small = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Yrotation Xrotation Zrotation\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nROOT b\n{\n OFFSET 1 0 0\n CHANNELS 1 Xposition\n}\nMOTION\nFrames: 2\nFrame Time: 0.5\n1 2 3 4\n5 6 7 8\n";
     std::fs::write(out.join("bvh").join("two_roots"), small)?;
     written += 1;
+    // The glTF importer: the shared models with embedded buffers, and the export of
+    // an example clip (a rate byte first: 30 Hz).
+    for name in ["rigged_simple.gltf", "cesium_man.gltf"] {
+        if let Ok(model) = std::fs::read(root.join("../shared/gltf").join(name)) {
+            std::fs::write(out.join("gltf").join(name), [&[29u8][..], &model].concat())?;
+            written += 1;
+        }
+    }
+    if let Ok(text) = std::fs::read_to_string(root.join("examples/wave.acl.sjson")) {
+        let clip = acl_text::read_clip(&text, "wave")?;
+        let model = ossa_encoder::gltf_io::write_gltf(&clip);
+        std::fs::write(out.join("gltf").join("wave"), [&[29u8][..], model.as_bytes()].concat())?;
+        written += 1;
+    }
     // The encoder target builds clips from raw bytes: a few deterministic seeds.
     let mut state = 0x1234_5678_9abc_def1u64;
     for i in 0..16 {

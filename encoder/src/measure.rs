@@ -87,6 +87,21 @@ pub fn measure_clip<'b>(
     stripped: &[bool],
     playback: Playback<'_, 'b>,
 ) -> Result<ErrorStats, MeasureError> {
+    measure_visiting(clip, reference, precision, bound_loop_end, stripped, playback, &mut |_, _, _, _| {})
+}
+
+/// [`measure_clip`], calling `visit(sample, bone, error, decoded object-space
+/// transform)` for every bone at every source sample (a report's plots and
+/// skeletons).
+pub fn measure_visiting<'b>(
+    clip: Clip<'b>,
+    reference: &Reference,
+    precision: f64,
+    bound_loop_end: bool,
+    stripped: &[bool],
+    playback: Playback<'_, 'b>,
+    visit: &mut dyn FnMut(usize, usize, f64, &Affine),
+) -> Result<ErrorStats, MeasureError> {
     let bones = reference.bone_count;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; bones];
@@ -130,6 +145,7 @@ pub fn measure_clip<'b>(
                 None => local,
             };
             let e = reference.error(s, b, &object[b]);
+            visit(s, b, e, &object[b]);
             if !stored {
                 stats.loop_end_error = Some(stats.loop_end_error.unwrap_or(0.0).max(e));
             }

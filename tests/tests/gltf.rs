@@ -200,3 +200,43 @@ fn resampled_values_follow_the_gltf_interpolation_rules() {
     }
     assert_eq!(kinds.len(), 3, "STEP, LINEAR and CUBICSPLINE all checked: {kinds:?}");
 }
+
+/// Accessors that lie about what they hold (found by fuzz/gltf: the gltf crate's
+/// readers assert on them) are refused with a message, never a panic: key times of
+/// another type, rotations of a component type glTF does not allow, a stride shorter
+/// than an element, a count past the buffer.
+#[test]
+fn malformed_accessors_are_refused_not_trusted() {
+    let clip = common::load(&common::repo_root().join("examples/wave.acl.sjson"));
+    let text = write_gltf(&clip);
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let sampler = &document["animations"][0]["samplers"][0];
+    let (input, output) = (sampler["input"].as_u64().unwrap() as usize, sampler["output"].as_u64().unwrap() as usize);
+    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+        ("key times", Box::new(move |d| d["accessors"][input]["type"] = "VEC3".into())),
+        ("key values", Box::new(move |d| d["accessors"][output]["componentType"] = 5125.into())),
+        (
+            "does not fit",
+            Box::new(move |d| {
+                let view = d["accessors"][output]["bufferView"].as_u64().unwrap() as usize;
+                d["bufferViews"][view]["byteStride"] = 4.into();
+            }),
+        ),
+        ("does not fit", Box::new(move |d| d["accessors"][input]["count"] = 1_000_000_000u64.into())),
+    ];
+    for (needle, change) in cases {
+        let mut changed = document.clone();
+        change(&mut changed);
+        let bytes = serde_json::to_vec(&changed).unwrap();
+        let result = std::panic::catch_unwind(|| read_gltf(&bytes, None, 30.0, &AnimationChoice::All));
+        let error = result.expect("no panic").expect_err("refused");
+        assert!(error.to_string().contains(needle), "{needle}: {error}");
+    }
+    // The fuzzer's own input, when present.
+    let crash = common::repo_root().join("fuzz/artifacts/gltf");
+    for entry in std::fs::read_dir(crash).into_iter().flatten().flatten() {
+        let bytes = std::fs::read(entry.path()).unwrap();
+        let rate = f64::from(bytes[0]) + 1.0;
+        assert!(std::panic::catch_unwind(|| read_gltf(&bytes[1..], None, rate, &AnimationChoice::All)).is_ok());
+    }
+}

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use base64::Engine as _;
+use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation, Property};
 
@@ -374,6 +375,19 @@ fn clip_of(
             outside.push(node.name().map_or_else(|| format!("node {}", node.index()), str::to_owned));
             continue;
         };
+        // The gltf crate's readers trust an accessor's type, stride and extent (a
+        // mismatch is an assertion or an unchecked sum in it): each is checked first.
+        let sampler = channel.sampler();
+        let channel_bad = |what: String| bad(format!("channel {}: {what}", channel.index()));
+        check_accessor(&sampler.input(), buffers, Dimensions::Scalar, &[DataType::F32])
+            .map_err(|e| channel_bad(format!("key times: {e}")))?;
+        let (dimensions, types): (Dimensions, &[DataType]) = if property == 0 {
+            (Dimensions::Vec4, &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16])
+        } else {
+            (Dimensions::Vec3, &[DataType::F32])
+        };
+        check_accessor(&sampler.output(), buffers, dimensions, types)
+            .map_err(|e| channel_bad(format!("key values: {e}")))?;
         let reader = channel.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
         let times: Vec<f64> = reader
             .read_inputs()
@@ -456,6 +470,48 @@ fn clip_of(
     };
     clip.check().map_err(|e| bad(e.to_string()))?;
     Ok(Some(clip))
+}
+
+/// Checks that `accessor` holds `dimensions` of one of `types`, dense, its elements
+/// inside its buffer view and the view inside its buffer.
+fn check_accessor(
+    accessor: &gltf::Accessor<'_>,
+    buffers: &[Vec<u8>],
+    dimensions: Dimensions,
+    types: &[DataType],
+) -> Result<(), String> {
+    if accessor.sparse().is_some() {
+        return Err(format!("accessor {} is sparse, which animations here do not use", accessor.index()));
+    }
+    if accessor.dimensions() != dimensions || !types.contains(&accessor.data_type()) {
+        return Err(format!(
+            "accessor {} holds {:?} of {:?}, {dimensions:?} of {types:?} expected",
+            accessor.index(),
+            accessor.dimensions(),
+            accessor.data_type()
+        ));
+    }
+    let view = accessor.view().ok_or_else(|| format!("accessor {} has no buffer view", accessor.index()))?;
+    let element = accessor.size();
+    let stride = view.stride().unwrap_or(element);
+    let count = accessor.count();
+    let end = (count.max(1) - 1)
+        .checked_mul(stride)
+        .and_then(|n| n.checked_add(element))
+        .and_then(|n| n.checked_add(accessor.offset()));
+    let buffer = buffers.get(view.buffer().index()).map_or(0, Vec::len);
+    let view_end = view.offset().checked_add(view.length());
+    match (end, view_end) {
+        (Some(end), Some(view_end)) if stride >= element && count > 0 && end <= view.length() && view_end <= buffer => Ok(()),
+        _ => Err(format!(
+            "accessor {} ({count} elements of {element} bytes, stride {stride}, offset {}) does not fit its buffer view \
+             ({} bytes at {} of a {buffer}-byte buffer)",
+            accessor.index(),
+            accessor.offset(),
+            view.length(),
+            view.offset()
+        )),
+    }
 }
 
 /// Within this share of a second (times the time, past one second) of a key, a time
