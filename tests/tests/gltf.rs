@@ -212,7 +212,8 @@ fn malformed_accessors_are_refused_not_trusted() {
     let document: serde_json::Value = serde_json::from_str(&text).unwrap();
     let sampler = &document["animations"][0]["samplers"][0];
     let (input, output) = (sampler["input"].as_u64().unwrap() as usize, sampler["output"].as_u64().unwrap() as usize);
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    type Change = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Change)> = vec![
         ("key times", Box::new(move |d| d["accessors"][input]["type"] = "VEC3".into())),
         ("key values", Box::new(move |d| d["accessors"][output]["componentType"] = 5125.into())),
         (
