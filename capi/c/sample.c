@@ -3,7 +3,7 @@
  * (hex) at STEPS + 1 evenly spaced times, whole pose and bone by bone (they must agree).
  * Exit status 0 on success, 1 with a message on standard error otherwise.
  *
- *   cc sample.c -I ../include ../../target/release/libossa.a -lm -lpthread -ldl -o sample
+ *   cc sample.c -I ../include ../../target/release/libossa_c.a -lm -lpthread -ldl -o sample
  *   ./sample CLIP.ossa [STEPS]
  */
 #include <stdio.h>

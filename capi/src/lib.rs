@@ -11,7 +11,7 @@
 //! not served here yet (a clip with a shared pose is refused with
 //! [`OssaStatus::NeedsDatabase`]); they play from the Rust API.
 //!
-//! Link `libossa.a` (or the shared `libossa.so`) and include `ossa.h`;
+//! Link `libossa_c.a` (or the shared `libossa_c.so`) and include `ossa.h`;
 //! `c/sample.c` is a complete program, built and run by `tests/c_program.rs`.
 // Every `unsafe` here turns a pointer from C into a reference: each block says why
 // that is sound, given the contract the header states.

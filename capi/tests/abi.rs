@@ -5,7 +5,7 @@
 use std::mem::MaybeUninit;
 use std::path::PathBuf;
 
-use ossa::{
+use ossa_c::{
     ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_duration, ossa_sampler_init, ossa_sampler_pose,
     ossa_sampler_seek, ossa_status_message, OssaRounding, OssaSampler, OssaStatus, OssaTransform,
 };

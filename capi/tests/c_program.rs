@@ -15,7 +15,7 @@ fn profile_dir() -> PathBuf {
     exe.parent().and_then(Path::parent).unwrap().to_path_buf()
 }
 
-/// The static library `libossa.a`, built by cargo into a target folder of its own
+/// The static library `libossa_c.a`, built by cargo into a target folder of its own
 /// (`cargo test` builds only the rlib its tests link; a separate folder keeps the outer
 /// cargo's lock out of the way).
 fn static_library() -> PathBuf {
@@ -30,7 +30,7 @@ fn static_library() -> PathBuf {
         .output()
         .expect("cargo runs");
     assert!(output.status.success(), "cargo build of the static library: {}", String::from_utf8_lossy(&output.stderr));
-    target_dir.join("debug/libossa.a")
+    target_dir.join("debug/libossa_c.a")
 }
 
 /// Builds `c/sample.c` into `dir/sample`.
