@@ -202,9 +202,10 @@ fn resampled_values_follow_the_gltf_interpolation_rules() {
 }
 
 /// Accessors that lie about what they hold (found by fuzz/gltf: the gltf crate's
-/// readers assert on them) are refused with a message, never a panic: key times of
-/// another type, rotations of a component type glTF does not allow, a stride shorter
-/// than an element, a count past the buffer.
+/// readers and validation assert or index on them) are refused with a message, never a
+/// panic: key times of another type, rotations of a component type glTF does not
+/// allow, a stride shorter than an element, a count past the buffer, a mesh attribute
+/// naming no accessor.
 #[test]
 fn malformed_accessors_are_refused_not_trusted() {
     let clip = common::load(&common::repo_root().join("examples/wave.acl.sjson"));
@@ -224,6 +225,11 @@ fn malformed_accessors_are_refused_not_trusted() {
             }),
         ),
         ("does not fit", Box::new(move |d| d["accessors"][input]["count"] = 1_000_000_000u64.into())),
+        // The gltf crate's validation indexes a primitive's POSITION accessor unchecked.
+        (
+            "attribute accessor 9999 does not exist",
+            Box::new(|d| d["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 9999.into()),
+        ),
     ];
     for (needle, change) in cases {
         let mut changed = document.clone();
