@@ -25,6 +25,7 @@ pub mod memory;
 pub mod message;
 pub mod playback;
 pub mod raw_clip;
+pub mod report;
 pub mod sjson;
 pub mod track_list;
 

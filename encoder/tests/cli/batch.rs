@@ -127,3 +127,40 @@ fn stats_runs_a_folder_in_parallel_and_reports_the_broken_clip() {
     assert_eq!(v["total"]["clips"], 3, "{v}");
     assert!(stderr(&o).contains("broken.acl.sjson"), "{}", stderr(&o));
 }
+
+/// `stats --report`: one self-contained page (no external resource) with four SVG
+/// plots, the table, and the chosen clip's skeletons and errors for the canvas, whose
+/// errors are the ones stats measured; a clip asked for that is not there is named.
+#[test]
+fn the_report_is_one_page_with_plots_and_the_chosen_clip() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = inputs(dir.path());
+    std::fs::remove_file(folder.join("broken.acl.sjson")).unwrap();
+    std::fs::remove_file(folder.join("weights.acl.sjson")).unwrap();
+    let page = dir.path().join("report.html");
+    let o = ossa_threads(&["stats", s(&folder), "--report", s(&page), "--report-clip", "cycle", "--json"], 2);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<svg").count(), 4, "four plots");
+    assert!(html.contains("<canvas id=\"source\"") && html.contains("<canvas id=\"decoded\""));
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "self-contained");
+    let start = html.find("<script id=\"clip-data\" type=\"application/json\">").unwrap();
+    let json = &html[start..];
+    let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
+    let data: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(data["name"], "cycle");
+    let bones = data["parents"].as_array().unwrap().len();
+    let samples = data["samples"].as_u64().unwrap() as usize;
+    assert_eq!(data["errors"].as_array().unwrap().len(), bones * samples);
+    assert_eq!(data["source"].as_array().unwrap().len(), 3 * bones * samples);
+    // The largest error the page plays is the one stats reports for the clip.
+    let page_max = data["errors"].as_array().unwrap().iter().map(|e| e.as_f64().unwrap()).fold(0.0, f64::max);
+    let row =
+        stats["clips"].as_array().unwrap().iter().find(|c| c["clip"].as_str().unwrap().contains("cycle")).unwrap();
+    assert!((page_max - row["max_error"].as_f64().unwrap()).abs() < 1e-6, "{page_max} against {row}");
+
+    let o = ossa_threads(&["stats", s(&folder), "--report", s(&page), "--report-clip", "nope"], 2);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no clip 'nope'"), "{}", stderr(&o));
+}

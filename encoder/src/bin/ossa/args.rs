@@ -200,6 +200,13 @@ pub enum Command {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// Also write a self-contained HTML page: plots of size and error, and a clip
+        /// playing, source beside decoded, bones coloured by their error.
+        #[arg(long, value_name = "REPORT.html")]
+        report: Option<PathBuf>,
+        /// The clip the report plays (its name; default: the one of the largest error).
+        #[arg(long, value_name = "NAME", requires = "report")]
+        report_clip: Option<String>,
     },
 }
 

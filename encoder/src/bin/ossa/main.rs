@@ -151,9 +151,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench { input, json, cold, database } => {
             commands::bench::run(&input, json, cold, database.as_deref(), &limit)
         }
-        Command::Stats { inputs, shard, rate, precision, json } => {
+        Command::Stats { inputs, shard, rate, precision, json, report, report_clip } => {
             let gltf = commands::GltfOptions { rate, animation: ossa_encoder::gltf_io::AnimationChoice::All };
-            commands::stats::run(&inputs, precision, json, shard, &gltf, &limit)
+            let report = report.map(|path| commands::stats::ReportRequest { path, clip: report_clip });
+            commands::stats::run(&inputs, precision, json, shard, &gltf, report.as_ref(), &limit)
         }
     }
 }

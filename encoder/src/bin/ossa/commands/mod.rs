@@ -22,12 +22,10 @@ use crate::memory_limit::MemoryLimit;
 /// refuses, before its samples are loaded, a clip whose compression would need more
 /// memory than `limit`.
 pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> {
+    let shown = input.shown.clone();
     match load_file(input, limit)? {
         AclFile::Clip(clip) => Ok(clip),
-        AclFile::TrackList(list) => Err(Failure::general(format!(
-            "'{}' is a scalar track list: this command measures transform clips",
-            list.name
-        ))),
+        AclFile::TrackList(_) => Err(Failure::at(&shown, "a scalar track list: this command measures transform clips")),
     }
 }
 

@@ -16,6 +16,7 @@ use super::GltfOptions;
 use crate::failure::{say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
+use crate::output::Destination;
 
 /// What one clip gave.
 struct Row {
@@ -28,6 +29,16 @@ struct Row {
     /// Bone × sample pairs measured.
     pairs: f64,
     errors: ErrorStats,
+    /// What the report shows of it, when one is written.
+    trace: Option<ossa_encoder::report::ClipTrace>,
+}
+
+/// `--report PATH [--report-clip NAME]`.
+pub struct ReportRequest {
+    /// Where to write the page.
+    pub path: PathBuf,
+    /// The clip it plays.
+    pub clip: Option<String>,
 }
 
 impl Row {
@@ -71,12 +82,15 @@ pub fn run(
     json: bool,
     shard: Option<Shard>,
     gltf: &GltfOptions,
+    report: Option<&ReportRequest>,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
     let settings = Settings { precision, include_metadata: false, ..Settings::default() };
     let (paths, mut failures) = batch::inputs(inputs, shard);
     // Clips compressed on every core; rows printed in input order.
-    let results = batch::run_parallel(&paths, "measuring", limit, |path, limit| rows_of(path, &settings, gltf, limit));
+    let results = batch::run_parallel(&paths, "measuring", limit, |path, limit| {
+        rows_of(path, &settings, gltf, report.is_some(), limit)
+    });
     let mut rows = Vec::new();
     for (path, result) in paths.iter().zip(results) {
         match result {
@@ -135,11 +149,47 @@ pub fn run(
             say(line)?;
         }
     }
+    if let Some(request) = report {
+        write_report(request, &mut rows)?;
+    }
     batch::finish(rows.len(), failures)
 }
 
+/// Writes the report page of `rows` (whole or not at all).
+fn write_report(request: &ReportRequest, rows: &mut [Row]) -> Result<(), Failure> {
+    let traces: Vec<ossa_encoder::report::ClipTrace> = rows.iter_mut().filter_map(|r| r.trace.take()).collect();
+    if traces.is_empty() {
+        return Err(Failure::at(&request.path, "no clip was measured: nothing to report"));
+    }
+    let chosen = match &request.clip {
+        Some(name) => traces.iter().position(|t| &t.name == name).ok_or_else(|| {
+            let names: Vec<&str> = traces.iter().map(|t| t.name.as_str()).collect();
+            Failure::at(&request.path, format!("--report-clip: no clip '{name}' (the clips: {})", names.join(", ")))
+        })?,
+        None => (0..traces.len()).max_by(|&a, &b| traces[a].max_error().total_cmp(&traces[b].max_error())).unwrap_or(0),
+    };
+    let page = ossa_encoder::report::html(&traces, chosen);
+    let destination = Destination::resolve(&request.path)?;
+    let mut out = destination.create(&request.path)?;
+    std::io::Write::write_all(&mut out, page.as_bytes()).map_err(|e| out.failure(e))?;
+    out.commit()?;
+    crate::failure::note(format!(
+        "ossa: report: {} ({} clips, playing {})",
+        shown(&request.path),
+        traces.len(),
+        traces[chosen].name
+    ));
+    Ok(())
+}
+
 /// The rows of the clips in `path`: one, or one per animation of a glTF model.
-fn rows_of(path: &Path, settings: &Settings, gltf: &GltfOptions, limit: &MemoryLimit) -> Result<Vec<Row>, Failure> {
+fn rows_of(
+    path: &Path,
+    settings: &Settings,
+    gltf: &GltfOptions,
+    report: bool,
+    limit: &MemoryLimit,
+) -> Result<Vec<Row>, Failure> {
     if super::is_gltf(path) {
         let (clips, notes) = super::load_gltf(Input::open(path)?, limit, gltf)?;
         for n in notes {
@@ -148,19 +198,28 @@ fn rows_of(path: &Path, settings: &Settings, gltf: &GltfOptions, limit: &MemoryL
         // Each animation's row is named `MODEL (ANIMATION)`.
         return clips
             .iter()
-            .map(|clip| one(&PathBuf::from(format!("{} ({})", path.display(), clip.name)), clip, settings))
+            .map(|clip| one(&PathBuf::from(format!("{} ({})", path.display(), clip.name)), clip, settings, report))
             .collect();
     }
     let clip = super::load_clip(Input::open(path)?, limit)?;
-    Ok(vec![one(path, &clip, settings)?])
+    Ok(vec![one(path, &clip, settings, report)?])
 }
 
 /// The row of `clip`, read from `path`.
-fn one(path: &Path, clip: &ossa_encoder::RawClip, settings: &Settings) -> Result<Row, Failure> {
+fn one(path: &Path, clip: &ossa_encoder::RawClip, settings: &Settings, report: bool) -> Result<Row, Failure> {
     let started = Instant::now();
     let result = compress(clip, settings).map_err(|e| Failure::at(path, e))?;
     let seconds = started.elapsed().as_secs_f64();
+    let trace = if report {
+        let name = super::clip_name(path);
+        let trace = ossa_encoder::report::trace(&name, clip, &result, settings.precision)
+            .map_err(|e| Failure::at(path, format!("measuring for the report: {e:?}")))?;
+        Some(trace)
+    } else {
+        None
+    };
     Ok(Row {
+        trace,
         path: path.to_owned(),
         raw: clip.raw_bytes(),
         compressed: result.compressed_bytes as u64,
