@@ -247,3 +247,38 @@ fn malformed_accessors_are_refused_not_trusted() {
         assert!(std::panic::catch_unwind(|| read_gltf(&bytes[1..], None, rate, &AnimationChoice::All)).is_ok());
     }
 }
+
+/// The same model as binary glTF (`.glb`: a JSON chunk, then the buffer as a BIN
+/// chunk) imports to the same clip as its JSON form.
+#[test]
+fn binary_gltf_imports_like_its_json_form() {
+    use base64::Engine as _;
+    let clip = common::load(&common::repo_root().join("examples/cycle.acl.sjson"));
+    let text = write_gltf(&clip);
+    let mut document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let uri = document["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let mut bin = base64::engine::general_purpose::STANDARD.decode(uri.split_once(",").unwrap().1).unwrap();
+    document["buffers"][0].as_object_mut().unwrap().remove("uri");
+    let mut json = serde_json::to_vec(&document).unwrap();
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut glb = Vec::new();
+    glb.extend_from_slice(b"glTF");
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&(total as u32).to_le_bytes());
+    glb.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(&json);
+    glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"BIN\0");
+    glb.extend_from_slice(&bin);
+    let from_json = read_gltf(text.as_bytes(), None, 30.0, &AnimationChoice::All).unwrap();
+    let from_glb = read_gltf(&glb, None, 30.0, &AnimationChoice::All).unwrap();
+    assert_eq!(from_glb.clips, from_json.clips);
+    assert_eq!(from_glb.clips[0].bones.len(), clip.bones.len());
+}
