@@ -23,6 +23,7 @@ use std::f64::consts::PI;
 use ossa_decoder::format::MAX_BONES;
 
 use crate::acl_text::{Declared, ImportError};
+use crate::compress::additive::hamilton;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
 
 /// One joint as the hierarchy declares it.
@@ -187,7 +188,7 @@ pub fn read_bvh_checked(
                 let value = words.number(&format!("a value of joint '{}'", joint.name))?;
                 match channel {
                     Channel::Position(axis) => translation[axis] = value,
-                    Channel::Rotation(axis) => rotation = multiply(rotation, axis_angle(axis, value * PI / 180.0)),
+                    Channel::Rotation(axis) => rotation = hamilton(rotation, axis_angle(axis, value * PI / 180.0)),
                 }
             }
             tracks[j].rotations.push(rotation);
@@ -323,18 +324,6 @@ fn axis_angle(axis: usize, angle: f64) -> [f64; 4] {
     q
 }
 
-/// `a · b` (apply `b` first), quaternions `[x, y, z, w]`.
-pub(crate) fn multiply(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,8 +374,8 @@ Frame Time: 0.04
     fn rotation_order_matters() {
         // Z then X (listed order) is Rz · Rx: rotating the x axis by Rx leaves it, then
         // Rz turns it to y.
-        let zx = multiply(axis_angle(2, PI / 2.0), axis_angle(0, PI / 2.0));
-        let xz = multiply(axis_angle(0, PI / 2.0), axis_angle(2, PI / 2.0));
+        let zx = hamilton(axis_angle(2, PI / 2.0), axis_angle(0, PI / 2.0));
+        let xz = hamilton(axis_angle(0, PI / 2.0), axis_angle(2, PI / 2.0));
         assert!(zx.iter().zip(&xz).any(|(a, b)| (a - b).abs() > 1e-6));
     }
 

@@ -75,7 +75,7 @@ pub fn combine(format: Additive, base: &LocalValues, additive: &LocalValues) -> 
 }
 
 /// The quaternion product `a · b` (`b` applied first), `[x, y, z, w]`.
-fn hamilton(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+pub(crate) fn hamilton(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     let [ax, ay, az, aw] = a;
     let [bx, by, bz, bw] = b;
     [
