@@ -230,6 +230,9 @@ fn malformed_accessors_are_refused_not_trusted() {
             "attribute accessor 9999 does not exist",
             Box::new(|d| d["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 9999.into()),
         ),
+        // Nor does it check a channel's target.
+        ("its target", Box::new(|d| d["animations"][0]["channels"][0]["target"]["node"] = 999.into())),
+        ("its target", Box::new(|d| d["animations"][0]["channels"][0]["target"]["path"] = "colour".into())),
     ];
     for (needle, change) in cases {
         let mut changed = document.clone();

@@ -124,7 +124,8 @@ pub fn read_gltf_checked(
 
 /// Parses and validates a glTF file. The gltf crate's validation indexes a mesh
 /// primitive's POSITION accessor before checking its index (a panic on a malformed file,
-/// found by fuzz/gltf): every primitive attribute's accessor index is checked first.
+/// found by fuzz/gltf): every primitive attribute's accessor index is checked first,
+/// and every animation channel's target, which it does not check at all.
 fn parse(bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
     let invalid = |e: &dyn std::fmt::Display| ImportError::whole(format!("not a valid glTF file: {e}"));
     let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| invalid(&e))?;
@@ -135,6 +136,20 @@ fn parse(bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
             if let Some(index) = primitive.attributes.values().map(|i| i.value()).find(|&i| i >= accessors) {
                 return Err(invalid(&format!(
                     "mesh {m}, primitive {p}: attribute accessor {index} does not exist ({accessors} accessors)"
+                )));
+            }
+        }
+    }
+    // Nor does it check a channel's target (its node index, its property), which the
+    // crate's channel API then indexes and unwraps (found by fuzz/gltf too).
+    let nodes = json.nodes.len();
+    for (a, animation) in json.animations.iter().enumerate() {
+        for (c, channel) in animation.channels.iter().enumerate() {
+            let target = &channel.target;
+            if target.node.value() >= nodes || !matches!(target.path, gltf::json::validation::Checked::Valid(_)) {
+                return Err(invalid(&format!(
+                    "animation {a}, channel {c}: its target (node {} of {nodes}, or its property) is not valid",
+                    target.node.value()
                 )));
             }
         }
