@@ -280,6 +280,11 @@ fn binary_gltf_imports_like_its_json_form() {
     glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     glb.extend_from_slice(b"BIN\0");
     glb.extend_from_slice(&bin);
+    // A declared length below the header's own (the gltf crate subtracts unchecked).
+    let mut short = glb.clone();
+    short[8..12].copy_from_slice(&4u32.to_le_bytes());
+    let e = std::panic::catch_unwind(|| read_gltf(&short, None, 30.0, &AnimationChoice::All)).expect("no panic");
+    assert!(e.unwrap_err().to_string().contains("less than its 12-byte header"));
     let from_json = read_gltf(text.as_bytes(), None, 30.0, &AnimationChoice::All).unwrap();
     let from_glb = read_gltf(&glb, None, 30.0, &AnimationChoice::All).unwrap();
     assert_eq!(from_glb.clips, from_json.clips);

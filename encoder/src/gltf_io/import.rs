@@ -128,6 +128,14 @@ pub fn read_gltf_checked(
 /// and every animation channel's target, which it does not check at all.
 fn parse(bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
     let invalid = |e: &dyn std::fmt::Display| ImportError::whole(format!("not a valid glTF file: {e}"));
+    // A binary glTF's declared length below its own header's 12 bytes: the crate
+    // subtracts without checking.
+    if bytes.starts_with(b"glTF") {
+        let length = bytes.get(8..12).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if length < 12 {
+            return Err(invalid(&format!("binary glTF declares {length} bytes, less than its 12-byte header")));
+        }
+    }
     let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| invalid(&e))?;
     let json = unchecked.document.into_json();
     let accessors = json.accessors.len();
