@@ -176,11 +176,21 @@ pub fn bytes(clips: &[ClipTrace]) -> String {
         let x_max = parts.iter().map(|p| p.1).max().unwrap_or(1) as f64 * 1.9;
         let mut chart = ChartBuilder::on(root)
             .margin(12)
+            // Room for the last tick's label, centred on the plot's right edge.
+            .margin_right(32)
             .x_label_area_size(40)
             .y_label_area_size(10)
             .build_cartesian_2d(0.0..x_max, 0.0..parts.len() as f64)
             .map_err(err)?;
-        chart.configure_mesh().disable_y_mesh().y_labels(0).x_desc("bytes").draw().map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_labels(6)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .x_desc("bytes")
+            .draw()
+            .map_err(err)?;
         chart
             .draw_series(parts.iter().enumerate().map(|(i, p)| {
                 Rectangle::new(

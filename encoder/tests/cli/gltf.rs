@@ -67,6 +67,11 @@ fn models_of_several_animations_go_into_a_folder_or_one_is_chosen() {
         std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     files.sort();
     assert_eq!(files, ["two_wave.ossa", "two_wave_again.ossa"]);
+    // A folder that does not exist yet, named as one by its trailing separator.
+    let new = d.join("new").join("");
+    let o = ossa(&["compress", s(&model), "-o", s(&new)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(new.join("two_wave.ossa").is_file() && new.join("two_wave_again.ossa").is_file());
     // One chosen by name, or by index.
     for choice in ["wave again", "1"] {
         let target = d.join("chosen.ossa");

@@ -26,9 +26,10 @@ pub struct Report {
     warning: Option<String>,
 }
 
-/// `ossa compress INPUT… -o OUTPUT`: one file to `OUTPUT` (a file, `-`, or a folder
-/// that exists); several inputs, or a folder of clips, into the folder `OUTPUT`. A
-/// glTF model gives a clip per animation (`NAME_ANIMATION.ossa` in a folder).
+/// `ossa compress INPUT… -o OUTPUT`: one file to `OUTPUT` (a file, `-`, or a folder:
+/// one that exists, or a path ending in `/`, created); several inputs, or a folder of
+/// clips, into the folder `OUTPUT`. A glTF model gives a clip per animation
+/// (`NAME_ANIMATION.ossa` in a folder).
 pub fn run(
     inputs: &[PathBuf],
     output: &Path,
@@ -39,7 +40,7 @@ pub fn run(
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
     let single = inputs.len() == 1 && !inputs[0].is_dir() && shard.is_none();
-    if single && !output.is_dir() {
+    if single && !names_a_folder(output) {
         let reports = one(&inputs[0], output, None, settings, gltf, limit)?;
         let to_stdout = output.as_os_str() == "-";
         for report in reports {
@@ -129,7 +130,7 @@ fn one(
                 return Err(Failure::at(
                     &shown,
                     format!(
-                        "holds {} animations ({}): choose one with --animation NAME|INDEX, or give -o a folder",
+                        "holds {} animations ({}): choose one with --animation NAME|INDEX, or give -o a folder (OUT_DIR/)",
                         clips.len(),
                         names.join(", ")
                     ),
@@ -168,6 +169,12 @@ fn one(
         AclFile::TrackList(list) => return Ok(vec![track_list(&input, &output, destination, &list, settings)?]),
     };
     Ok(vec![compress_clip(&input, &clip, &output, destination, settings)?])
+}
+
+/// Whether `-o` names a folder: one that exists, or a path ending in a separator
+/// (`out/`, which is then created), as a shell user writes a folder to be.
+fn names_a_folder(output: &Path) -> bool {
+    output.is_dir() || output.as_os_str().to_string_lossy().ends_with(std::path::is_separator)
 }
 
 /// `name` with every character but letters, digits, `-` and `_` replaced by `_`.
