@@ -1,10 +1,14 @@
 /* Loads an .ossa clip, validates it (checksum included) and samples it through the C
  * ABI: prints the bone count and duration, then every bone's transform as f32 bits
  * (hex) at STEPS + 1 evenly spaced times, whole pose and bone by bone (they must agree).
+ * With a streaming database (.ossadb), the clip is opened in it and sampled with the
+ * chunks of the tiers FIDELITY asks for resident (highest: both tiers, the default;
+ * medium: the medium tier; lowest: none), each chunk read from the file and checked
+ * against its checksum.
  * Exit status 0 on success, 1 with a message on standard error otherwise.
  *
  *   cc sample.c -I ../include ../../target/release/libossa_c.a -lm -lpthread -ldl -o sample
- *   ./sample CLIP.ossa [STEPS]
+ *   ./sample CLIP.ossa [STEPS [DATABASE.ossadb [highest|medium|lowest]]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,34 +27,95 @@ static int fail(const char *path, OssaStatus status) {
     return 1;
 }
 
+/* The whole file at `path` in 16-byte aligned memory (the decoder reads in place), its
+ * length in `*len`; NULL when it cannot be read. */
+static unsigned char *read_aligned(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    size_t size = ((size_t)(n > 0 ? n : 0) + 15) / 16 * 16;
+    unsigned char *bytes = aligned_alloc(16, size ? size : 16);
+    if (!bytes || n < 0 || fread(bytes, 1, (size_t)n, f) != (size_t)n) {
+        free(bytes);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return bytes;
+}
+
+/* Makes every chunk of `tier` in the database file `file` resident in `residency`,
+ * after checking it against the index's checksum. */
+static OssaStatus bind_tier(OssaResidency *residency, const OssaDatabase *database, const unsigned char *file,
+                            size_t file_len, OssaTier tier) {
+    uint32_t count = ossa_database_chunk_count(database, tier);
+    for (uint32_t i = 0; i < count; i++) {
+        OssaChunk chunk;
+        OssaStatus status = ossa_database_chunk(database, tier, i, &chunk);
+        if (status != OSSA_STATUS_OK) return status;
+        if (chunk.file_offset > file_len || chunk.size > file_len - chunk.file_offset) return OSSA_STATUS_CHUNK_TOO_SHORT;
+        const unsigned char *bytes = file + chunk.file_offset;
+        status = ossa_database_verify_chunk(database, tier, i, bytes, chunk.size);
+        if (status == OSSA_STATUS_OK) status = ossa_residency_bind(residency, database, tier, i, bytes, chunk.size);
+        if (status != OSSA_STATUS_OK) return status;
+    }
+    return OSSA_STATUS_OK;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: sample CLIP.ossa [STEPS]\n");
+        fprintf(stderr, "usage: sample CLIP.ossa [STEPS [DATABASE.ossadb [highest|medium|lowest]]]\n");
         return 1;
     }
     const char *path = argv[1];
     int steps = argc > 2 ? atoi(argv[2]) : 10;
     if (steps < 1) steps = 1;
-
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
+    const char *database_path = argc > 3 ? argv[3] : NULL;
+    const char *fidelity = argc > 4 ? argv[4] : "highest";
+    if (strcmp(fidelity, "highest") != 0 && strcmp(fidelity, "medium") != 0 && strcmp(fidelity, "lowest") != 0) {
+        fprintf(stderr, "sample: fidelity '%s': highest, medium or lowest\n", fidelity);
         return 1;
     }
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    /* The decoder reads the clip in place: 16-byte aligned, as the format requires. */
-    size_t size = ((size_t)(len > 0 ? len : 0) + 15) / 16 * 16;
-    unsigned char *bytes = aligned_alloc(16, size ? size : 16);
-    if (!bytes || fread(bytes, 1, (size_t)len, f) != (size_t)len) {
+
+    size_t len = 0;
+    unsigned char *bytes = read_aligned(path, &len);
+    if (!bytes) {
         fprintf(stderr, "sample: %s: cannot read\n", path);
         return 1;
     }
-    fclose(f);
 
     OssaSampler sampler;
-    OssaStatus status = ossa_sampler_init(&sampler, bytes, (size_t)len, true);
+    OssaStatus status;
+    /* With a database: its index validated once, a residency over slots of our own,
+     * the chosen tiers' chunks bound, and the clip opened in the database. */
+    unsigned char *database_file = NULL;
+    OssaChunkSlot *slots = NULL;
+    OssaDatabase database;
+    OssaResidency residency;
+    if (database_path) {
+        size_t database_len = 0;
+        database_file = read_aligned(database_path, &database_len);
+        if (!database_file) {
+            fprintf(stderr, "sample: %s: cannot read\n", database_path);
+            return 1;
+        }
+        status = ossa_database_init(&database, database_file, database_len, true);
+        if (status != OSSA_STATUS_OK) return fail(database_path, status);
+        uint32_t slot_count = ossa_database_chunk_slots(&database);
+        slots = malloc(sizeof(OssaChunkSlot) * (slot_count ? slot_count : 1));
+        status = ossa_residency_init(&residency, &database, slots, slot_count);
+        if (status == OSSA_STATUS_OK && strcmp(fidelity, "lowest") != 0)
+            status = bind_tier(&residency, &database, database_file, database_len, OSSA_TIER_MEDIUM);
+        if (status == OSSA_STATUS_OK && strcmp(fidelity, "highest") == 0)
+            status = bind_tier(&residency, &database, database_file, database_len, OSSA_TIER_LOW);
+        if (status != OSSA_STATUS_OK) return fail(database_path, status);
+        status = ossa_sampler_init_in_database(&sampler, &database, bytes, len, true);
+    } else {
+        status = ossa_sampler_init(&sampler, bytes, len, true);
+    }
     if (status != OSSA_STATUS_OK) return fail(path, status);
     uint32_t bones = ossa_sampler_bone_count(&sampler);
     float duration = ossa_sampler_duration(&sampler);
@@ -59,7 +124,8 @@ int main(int argc, char **argv) {
     OssaTransform *pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
     for (int k = 0; k <= steps; k++) {
         float time = duration * (float)k / (float)steps;
-        status = ossa_sampler_seek(&sampler, time, OSSA_ROUNDING_NONE);
+        status = database_path ? ossa_sampler_seek_streamed(&sampler, time, OSSA_ROUNDING_NONE, &residency)
+                               : ossa_sampler_seek(&sampler, time, OSSA_ROUNDING_NONE);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&sampler, pose, bones);
         if (status != OSSA_STATUS_OK) return fail(path, status);
         for (uint32_t b = 0; b < bones; b++) {
@@ -82,6 +148,8 @@ int main(int argc, char **argv) {
     if (bones > 0 && ossa_sampler_pose(&sampler, pose, bones - 1) != OSSA_STATUS_OUTPUT_TOO_SMALL) return 1;
     if (ossa_sampler_bone(&sampler, bones, pose) != OSSA_STATUS_BONE_OUT_OF_RANGE) return 1;
     free(pose);
+    free(slots);
+    free(database_file);
     free(bytes);
     return 0;
 }

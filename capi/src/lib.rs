@@ -7,9 +7,9 @@
 //! its own structures) and the output arrays, and keeps the clip's bytes alive and
 //! unchanged while the sampler uses them. Every error is a status code
 //! ([`OssaStatus`]), never a crash: null pointers, misaligned or corrupted buffers,
-//! short outputs and bones out of range are refused. Clips of a streaming database are
-//! not served here yet (a clip with a shared pose is refused with
-//! [`OssaStatus::NeedsDatabase`]); they play from the Rust API.
+//! short outputs and bones out of range are refused. Clips of a streaming database
+//! open with `ossa_sampler_init_in_database` and sample whatever chunks a residency
+//! holds ([`database`]).
 //!
 //! Link `libossa_c.a` (or the shared `libossa_c.so`) and include `ossa.h`;
 //! `c/sample.c` is a complete program, built and run by `tests/c_program.rs`.
@@ -20,15 +20,18 @@
 
 use core::mem::{align_of, size_of, MaybeUninit};
 
-use ossa_decoder::{Clip, Error, Rounding, Sampler, Transform};
+use ossa_decoder::{Binding, Clip, Error, Rounding, Sampler, Transform};
+
+pub mod database;
 
 /// 64-bit words of an `OssaSampler`'s storage: room for the decoder's sampler on every
 /// target.
 pub const OSSA_SAMPLER_WORDS: usize = 72;
 
 /// A sampler: a validated clip and the current position in it. Opaque: initialise it
-/// with `ossa_sampler_init` before any other call; copy it freely afterwards (it holds
-/// no resources, only a pointer to the clip's bytes).
+/// with `ossa_sampler_init` (or `ossa_sampler_init_in_database`) before any other
+/// call; copy it freely afterwards (it holds no resources, only pointers to the clip's
+/// bytes and its database's index).
 #[repr(C)]
 pub struct OssaSampler {
     /// Set by `ossa_sampler_init` when it succeeds, cleared when it fails.
@@ -40,9 +43,17 @@ pub struct OssaSampler {
 /// The value of [`OssaSampler::tag`] after a successful initialisation.
 const INITIALISED: u64 = 0x6f73_7361_5f73_6d70;
 
-// The decoder's sampler fits the opaque storage, aligned.
-const _: () = assert!(size_of::<Sampler<'static>>() <= OSSA_SAMPLER_WORDS * 8);
-const _: () = assert!(align_of::<Sampler<'static>>() <= align_of::<u64>());
+/// What an [`OssaSampler`]'s storage holds: the decoder's sampler and, for a clip
+/// opened in a streaming database, its binding to the database (what
+/// `ossa_sampler_seek_streamed` needs).
+pub(crate) struct Inner {
+    pub(crate) sampler: Sampler<'static>,
+    pub(crate) binding: Option<Binding<'static>>,
+}
+
+// The sampler and its binding fit the opaque storage, aligned.
+const _: () = assert!(size_of::<Inner>() <= OSSA_SAMPLER_WORDS * 8);
+const _: () = assert!(align_of::<Inner>() <= align_of::<u64>());
 
 /// One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
 /// translation`.
@@ -105,7 +116,8 @@ pub enum OssaStatus {
     InvalidClip = 8,
     /// A scalar track list, not a transform clip.
     NotTransforms = 9,
-    /// A clip of a streaming database that takes values from it: use the Rust API.
+    /// A clip of a streaming database that takes values from it: open it with
+    /// `ossa_sampler_init_in_database`.
     NeedsDatabase = 10,
     /// The output array holds fewer transforms than the clip has bones.
     OutputTooSmall = 11,
@@ -113,6 +125,20 @@ pub enum OssaStatus {
     BoneOutOfRange = 12,
     /// An argument is not one of its type's values (a rounding mode, say).
     InvalidArgument = 13,
+    /// The bytes are not an ossa database index (bad magic).
+    NotADatabase = 14,
+    /// The clip is not one of this database's (another database's, or rebuilt since),
+    /// or the sampler was not opened in a database.
+    NotInDatabase = 15,
+    /// The tier has no chunk of that index, or the tier is not one of `OssaTier`'s.
+    NoSuchChunk = 16,
+    /// The bytes given for a chunk are fewer than its size.
+    ChunkTooShort = 17,
+    /// The residency's slots are fewer than the database's chunks.
+    TooFewSlots = 18,
+    /// The residency (or database) belongs to another database than the sampler's
+    /// clip or the residency.
+    OtherDatabase = 19,
 }
 
 impl From<Error> for OssaStatus {
@@ -125,6 +151,14 @@ impl From<Error> for OssaStatus {
             Error::ChecksumMismatch { .. } => OssaStatus::ChecksumMismatch,
             Error::UnsupportedKind(_) => OssaStatus::NotTransforms,
             Error::NeedsSharedPose => OssaStatus::NeedsDatabase,
+            Error::NotADatabase => OssaStatus::NotADatabase,
+            Error::UnsupportedDatabaseVersion { .. } => OssaStatus::UnsupportedVersion,
+            Error::ChunkChecksumMismatch { .. } => OssaStatus::ChecksumMismatch,
+            Error::NotInDatabase(_) => OssaStatus::NotInDatabase,
+            Error::NoSuchChunk { .. } => OssaStatus::NoSuchChunk,
+            Error::ChunkTooShort { .. } => OssaStatus::ChunkTooShort,
+            Error::TooManyChunks { .. } => OssaStatus::TooFewSlots,
+            Error::OtherClipOrDatabase => OssaStatus::OtherDatabase,
             Error::OutputTooSmall { .. } => OssaStatus::OutputTooSmall,
             Error::BoneOutOfRange { .. } => OssaStatus::BoneOutOfRange,
             _ => OssaStatus::InvalidClip,
@@ -136,7 +170,7 @@ impl From<Error> for OssaStatus {
 /// NUL-terminated string; "unknown status" for any other number).
 #[no_mangle]
 pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
-    const ALL: [OssaStatus; 14] = [
+    const ALL: [OssaStatus; 20] = [
         OssaStatus::Ok,
         OssaStatus::NullPointer,
         OssaStatus::NotInitialised,
@@ -151,6 +185,12 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::OutputTooSmall,
         OssaStatus::BoneOutOfRange,
         OssaStatus::InvalidArgument,
+        OssaStatus::NotADatabase,
+        OssaStatus::NotInDatabase,
+        OssaStatus::NoSuchChunk,
+        OssaStatus::ChunkTooShort,
+        OssaStatus::TooFewSlots,
+        OssaStatus::OtherDatabase,
     ];
     let Some(&status) = ALL.iter().find(|s| **s as u32 == status) else { return c"unknown status".as_ptr() };
     let text: &'static core::ffi::CStr = match status {
@@ -164,10 +204,18 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::ChecksumMismatch => c"the checksum does not match: the bytes were corrupted",
         OssaStatus::InvalidClip => c"the clip breaks a rule of the format",
         OssaStatus::NotTransforms => c"a scalar track list, not a transform clip",
-        OssaStatus::NeedsDatabase => c"the clip takes values from its streaming database (use the Rust API)",
+        OssaStatus::NeedsDatabase => {
+            c"the clip takes values from its streaming database: open it with ossa_sampler_init_in_database"
+        }
         OssaStatus::OutputTooSmall => c"the output holds fewer transforms than the clip has bones",
         OssaStatus::BoneOutOfRange => c"the bone index is not below the bone count",
         OssaStatus::InvalidArgument => c"an argument is not one of its type's values",
+        OssaStatus::NotADatabase => c"not an ossa database index (bad magic)",
+        OssaStatus::NotInDatabase => c"the clip is not one of this database's, or was not opened in a database",
+        OssaStatus::NoSuchChunk => c"the database has no such tier or chunk",
+        OssaStatus::ChunkTooShort => c"the bytes given for the chunk are fewer than its size",
+        OssaStatus::TooFewSlots => c"the residency's slots are fewer than the database's chunks",
+        OssaStatus::OtherDatabase => c"the residency or database belongs to another database",
     };
     text.as_ptr()
 }
@@ -194,51 +242,62 @@ pub unsafe extern "C" fn ossa_sampler_init(
     // readable and outlive the sampler; the 'static lifetime stands for that promise.
     let bytes: &'static [u8] = unsafe { core::slice::from_raw_parts(bytes, len) };
     let clip = if verify_checksum { Clip::from_bytes_verified(bytes) } else { Clip::from_bytes(bytes) };
-    let clip = match clip {
-        Ok(clip) => clip,
-        Err(e) => {
-            // SAFETY: `sampler` is not null and points to writable storage.
-            unsafe { (*sampler).tag = 0 };
-            return e.into();
+    // SAFETY: `sampler` is not null and points to writable storage.
+    unsafe { write(sampler, clip.map(|clip| Inner { sampler: Sampler::new(clip), binding: None })) }
+}
+
+/// Writes `inner` into `sampler` and marks it initialised, or on an error clears its
+/// tag and returns the error's status.
+///
+/// # Safety
+/// `sampler` is not null and points to writable storage for an `OssaSampler`.
+pub(crate) unsafe fn write(sampler: *mut OssaSampler, inner: Result<Inner, Error>) -> OssaStatus {
+    match inner {
+        Ok(inner) => {
+            // SAFETY: writable storage (the caller's contract); `Inner` fits the storage
+            // and its alignment is at most u64's (checked at compile time above).
+            unsafe {
+                let storage = core::ptr::addr_of_mut!((*sampler).storage).cast::<MaybeUninit<Inner>>();
+                (*storage).write(inner);
+                (*sampler).tag = INITIALISED;
+            }
+            OssaStatus::Ok
         }
-    };
-    // SAFETY: `sampler` is not null and points to writable storage; the sampler fits
-    // the storage and its alignment is at most u64's (checked at compile time above).
-    unsafe {
-        let storage = core::ptr::addr_of_mut!((*sampler).storage).cast::<MaybeUninit<Sampler<'static>>>();
-        (*storage).write(Sampler::new(clip));
-        (*sampler).tag = INITIALISED;
+        Err(e) => {
+            // SAFETY: writable storage (the caller's contract).
+            unsafe { (*sampler).tag = 0 };
+            e.into()
+        }
     }
-    OssaStatus::Ok
 }
 
 /// The sampler behind `sampler`, when it is not null and was initialised.
 ///
 /// # Safety
 /// `sampler` is null or points to an `OssaSampler`.
-unsafe fn get<'s>(sampler: *const OssaSampler) -> Result<&'s Sampler<'static>, OssaStatus> {
+pub(crate) unsafe fn get<'s>(sampler: *const OssaSampler) -> Result<&'s Inner, OssaStatus> {
     // SAFETY: null or pointing to an OssaSampler, by the caller's contract.
     let s = unsafe { sampler.as_ref() }.ok_or(OssaStatus::NullPointer)?;
     if s.tag != INITIALISED {
         return Err(OssaStatus::NotInitialised);
     }
-    // SAFETY: the tag says `ossa_sampler_init` wrote a Sampler into the storage (the
-    // only writer of the tag), which fits and is aligned.
-    Ok(unsafe { &*core::ptr::addr_of!(s.storage).cast::<Sampler<'static>>() })
+    // SAFETY: the tag says `write` put an `Inner` into the storage (the only writer of
+    // the tag), which fits and is aligned.
+    Ok(unsafe { &*core::ptr::addr_of!(s.storage).cast::<Inner>() })
 }
 
 /// [`get`], mutable.
 ///
 /// # Safety
 /// `sampler` is null or points to an `OssaSampler` no one else uses during the call.
-unsafe fn get_mut<'s>(sampler: *mut OssaSampler) -> Result<&'s mut Sampler<'static>, OssaStatus> {
+pub(crate) unsafe fn get_mut<'s>(sampler: *mut OssaSampler) -> Result<&'s mut Inner, OssaStatus> {
     // SAFETY: null or pointing to an OssaSampler used by this call alone.
     let s = unsafe { sampler.as_mut() }.ok_or(OssaStatus::NullPointer)?;
     if s.tag != INITIALISED {
         return Err(OssaStatus::NotInitialised);
     }
     // SAFETY: as in `get`; the reference is unique by the caller's contract.
-    Ok(unsafe { &mut *core::ptr::addr_of_mut!(s.storage).cast::<Sampler<'static>>() })
+    Ok(unsafe { &mut *core::ptr::addr_of_mut!(s.storage).cast::<Inner>() })
 }
 
 /// The clip's bone count (0 for a null or uninitialised sampler).
@@ -248,7 +307,7 @@ unsafe fn get_mut<'s>(sampler: *mut OssaSampler) -> Result<&'s mut Sampler<'stat
 #[no_mangle]
 pub unsafe extern "C" fn ossa_sampler_bone_count(sampler: *const OssaSampler) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { get(sampler) }.map_or(0, |s| s.clip().bone_count())
+    unsafe { get(sampler) }.map_or(0, |s| s.sampler.clip().bone_count())
 }
 
 /// The clip's duration in seconds (0 for a null or uninitialised sampler).
@@ -258,7 +317,7 @@ pub unsafe extern "C" fn ossa_sampler_bone_count(sampler: *const OssaSampler) ->
 #[no_mangle]
 pub unsafe extern "C" fn ossa_sampler_duration(sampler: *const OssaSampler) -> f32 {
     // SAFETY: forwarded contract.
-    unsafe { get(sampler) }.map_or(0.0, |s| s.clip().duration())
+    unsafe { get(sampler) }.map_or(0.0, |s| s.sampler.clip().duration())
 }
 
 /// The clip's samples per second (0 for a null or uninitialised sampler).
@@ -268,7 +327,7 @@ pub unsafe extern "C" fn ossa_sampler_duration(sampler: *const OssaSampler) -> f
 #[no_mangle]
 pub unsafe extern "C" fn ossa_sampler_sample_rate(sampler: *const OssaSampler) -> f32 {
     // SAFETY: forwarded contract.
-    unsafe { get(sampler) }.map_or(0.0, |s| s.clip().sample_rate())
+    unsafe { get(sampler) }.map_or(0.0, |s| s.sampler.clip().sample_rate())
 }
 
 /// Moves the sampler to `time` seconds (clamped to the clip, wrapped for a looping
@@ -279,21 +338,26 @@ pub unsafe extern "C" fn ossa_sampler_sample_rate(sampler: *const OssaSampler) -
 /// `sampler` is null or points to an `OssaSampler` no one else uses during the call.
 #[no_mangle]
 pub unsafe extern "C" fn ossa_sampler_seek(sampler: *mut OssaSampler, time: f32, rounding: u32) -> OssaStatus {
-    // A number from C is not trusted to be one of the enum's values.
-    let rounding = match rounding {
-        r if r == OssaRounding::None as u32 => Rounding::None,
-        r if r == OssaRounding::Floor as u32 => Rounding::Floor,
-        r if r == OssaRounding::Ceil as u32 => Rounding::Ceil,
-        r if r == OssaRounding::Nearest as u32 => Rounding::Nearest,
-        _ => return OssaStatus::InvalidArgument,
-    };
+    let Some(rounding) = rounding_of(rounding) else { return OssaStatus::InvalidArgument };
     // SAFETY: forwarded contract.
     match unsafe { get_mut(sampler) } {
         Ok(s) => {
-            s.seek(time, rounding);
+            s.sampler.seek(time, rounding);
             OssaStatus::Ok
         }
         Err(status) => status,
+    }
+}
+
+/// The rounding mode numbered `rounding` (an `OssaRounding` value): a number from C
+/// is not trusted to be one of the enum's values.
+pub(crate) fn rounding_of(rounding: u32) -> Option<Rounding> {
+    match rounding {
+        r if r == OssaRounding::None as u32 => Some(Rounding::None),
+        r if r == OssaRounding::Floor as u32 => Some(Rounding::Floor),
+        r if r == OssaRounding::Ceil as u32 => Some(Rounding::Ceil),
+        r if r == OssaRounding::Nearest as u32 => Some(Rounding::Nearest),
+        _ => None,
     }
 }
 
@@ -311,7 +375,7 @@ pub unsafe extern "C" fn ossa_sampler_pose(
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
     let sampler = match unsafe { get(sampler) } {
-        Ok(s) => s,
+        Ok(s) => &s.sampler,
         Err(status) => return status,
     };
     if out.is_null() {
@@ -367,7 +431,7 @@ pub unsafe extern "C" fn ossa_sampler_bone(
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
     let sampler = match unsafe { get(sampler) } {
-        Ok(s) => s,
+        Ok(s) => &s.sampler,
         Err(status) => return status,
     };
     // SAFETY: null or pointing to a writable transform, by the contract above.

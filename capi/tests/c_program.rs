@@ -1,13 +1,14 @@
 //! A C program (`c/sample.c`) built against `include/ossa.h` and the static library
 //! with the system's C compiler (found by the `cc` crate), then run: it validates a
 //! golden clip and samples it through the ABI, whole pose and bone by bone, and its
-//! output must be the decoder's values bit for bit. A corrupted clip makes it fail
-//! with the ABI's message.
+//! output must be the decoder's values bit for bit; so must the clips of the golden
+//! streaming database, opened in it with each fidelity's tiers resident. A corrupted
+//! clip makes it fail with the ABI's message, and so does a database clip given alone.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ossa_decoder::{Clip, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Database, Residency, Rounding, Sampler, Slot, Tier, Transform};
 
 /// `target/<profile>`: the test binary is in its `deps` folder, the libraries beside it.
 fn profile_dir() -> PathBuf {
@@ -65,15 +66,36 @@ fn golden(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden").join(name)
 }
 
-/// The program's expected output for the clip in `bytes` at `steps`.
-fn expected(bytes: &[u8], steps: u32) -> String {
-    let clip = Clip::from_bytes(bytes).unwrap();
+/// The program's expected output for the clip in `bytes` at `steps`: from the clip
+/// alone, or opened in the database `database` (its file) with the chunks of `tiers`
+/// resident.
+fn expected(bytes: &[u8], steps: u32, database: Option<(&[u8], &[Tier])>) -> String {
+    let view = database.map(|(file, _)| Database::from_bytes(file).unwrap());
+    let clip = match &view {
+        Some(d) => d.open_clip(bytes).unwrap(),
+        None => Clip::from_bytes(bytes).unwrap(),
+    };
+    let mut residency = None;
+    if let (Some(d), Some((file, tiers))) = (&view, database) {
+        let mut r = Residency::new(d, vec![Slot::None; d.chunk_slots() as usize]).unwrap();
+        for &tier in tiers {
+            for i in 0..d.chunk_count(tier) {
+                let c = d.chunk(tier, i).unwrap();
+                let at = c.file_offset as usize;
+                r.bind(d, tier, i, &file[at..at + c.size as usize]).unwrap();
+            }
+        }
+        residency = Some((d.bind(&clip).unwrap(), r));
+    }
     let mut out = format!("bones {} duration {:08x}\n", clip.bone_count(), clip.duration().to_bits());
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
     for k in 0..=steps {
         let time = clip.duration() * k as f32 / steps as f32;
-        sampler.seek(time, Rounding::None);
+        match &residency {
+            Some((binding, r)) => sampler.seek_streamed(time, Rounding::None, binding, r).unwrap(),
+            None => sampler.seek(time, Rounding::None),
+        }
         sampler.decompress_pose(&mut pose).unwrap();
         for (b, t) in pose.iter().enumerate() {
             out += &format!("{:08x} {b}:", time.to_bits());
@@ -86,6 +108,22 @@ fn expected(bytes: &[u8], steps: u32) -> String {
     out
 }
 
+/// A 16-byte aligned copy of `file` (the decoder reads in place, aligned).
+fn aligned(file: &[u8]) -> Vec<u128> {
+    file.chunks(16)
+        .map(|c| {
+            let mut w = [0u8; 16];
+            w[..c.len()].copy_from_slice(c);
+            u128::from_le_bytes(w)
+        })
+        .collect()
+}
+
+fn view(words: &[u128], len: usize) -> &[u8] {
+    // SAFETY: the words hold at least `len` initialised bytes.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
+}
+
 #[test]
 fn a_c_program_samples_clips_through_the_header() {
     let dir = tempfile_dir();
@@ -93,21 +131,42 @@ fn a_c_program_samples_clips_through_the_header() {
     for name in ["wave.ossa", "cycle.ossa", "edges.ossa"] {
         let path = golden(name);
         let file = std::fs::read(&path).unwrap();
-        // The decoder needs 16-byte alignment: copy into aligned storage.
-        let words: Vec<u128> = file
-            .chunks(16)
-            .map(|c| {
-                let mut w = [0u8; 16];
-                w[..c.len()].copy_from_slice(c);
-                u128::from_le_bytes(w)
-            })
-            .collect();
-        // SAFETY: the words hold `file.len()` initialised bytes.
-        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), file.len()) };
+        let words = aligned(&file);
         let output = Command::new(&exe).arg(&path).arg("12").output().unwrap();
         assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
-        assert!(String::from_utf8(output.stdout).unwrap() == expected(bytes, 12), "{name}: values differ");
+        let expected = expected(view(&words, file.len()), 12, None);
+        assert!(String::from_utf8(output.stdout).unwrap() == expected, "{name}: values differ");
     }
+    // The golden database's clips (two of them take its shared pose), at each fidelity.
+    let database_path = golden("stream.ossadb");
+    let database_file = std::fs::read(&database_path).unwrap();
+    let database_words = aligned(&database_file);
+    let database = view(&database_words, database_file.len());
+    for name in ["stream_wave.ossa", "stream_cycle.ossa", "stream_stride.ossa", "stream_glide.ossa"] {
+        let path = golden(name);
+        let file = std::fs::read(&path).unwrap();
+        let words = aligned(&file);
+        let mut outputs = Vec::new();
+        for (fidelity, tiers) in
+            [("highest", &[Tier::Medium, Tier::Low][..]), ("medium", &[Tier::Medium][..]), ("lowest", &[][..])]
+        {
+            let output = Command::new(&exe).arg(&path).arg("12").arg(&database_path).arg(fidelity).output().unwrap();
+            assert!(output.status.success(), "{name} {fidelity}: {}", String::from_utf8_lossy(&output.stderr));
+            let expected = expected(view(&words, file.len()), 12, Some((database, tiers)));
+            let output = String::from_utf8(output.stdout).unwrap();
+            assert!(output == expected, "{name} {fidelity}: values differ");
+            outputs.push(output);
+        }
+        if name == "stream_wave.ossa" {
+            // Its tiers hold 32 key frames: with them resident, the poses differ.
+            assert!(outputs[0] != outputs[1] && outputs[1] != outputs[2], "{name}: the tiers change nothing");
+        }
+    }
+    // A clip that takes the database's shared pose, given alone: refused by name.
+    let output = Command::new(&exe).arg(golden("stream_cycle.ossa")).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("ossa_sampler_init_in_database"), "{err}");
     // A corrupted clip: refused with the checksum's message, exit status 1.
     let mut corrupted = std::fs::read(golden("wave.ossa")).unwrap();
     let at = corrupted.len() - 40;
