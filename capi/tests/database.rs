@@ -49,6 +49,10 @@ fn slots(n: usize) -> Vec<OssaChunkSlot> {
 
 const TIERS: [(OssaTier, Tier); 2] = [(OssaTier::Medium, Tier::Medium), (OssaTier::Low, Tier::Low)];
 
+/// Intervals the clips are sampled at (fewer under Miri, which runs the same code
+/// paths a thousand times slower).
+const STEPS: u32 = if cfg!(miri) { 3 } else { 24 };
+
 /// Where chunk `i` of `tier` is in the database file `file`.
 fn chunk_bytes<'f>(database: &OssaDatabase, file: &'f [u8], tier: OssaTier, i: u32) -> &'f [u8] {
     let mut chunk = OssaChunk::default();
@@ -57,15 +61,15 @@ fn chunk_bytes<'f>(database: &OssaDatabase, file: &'f [u8], tier: OssaTier, i: u
     &file[chunk.file_offset as usize..][..chunk.size as usize]
 }
 
-/// The poses of `sampler` at 25 times over the clip, seeking with `residency`.
+/// The poses of `sampler` at `STEPS + 1` times over the clip, seeking with `residency`.
 fn abi_poses(sampler: &mut OssaSampler, residency: &OssaResidency) -> Vec<Vec<u32>> {
     // SAFETY: an initialised sampler and residency; outputs of the bone count.
     unsafe {
         let bones = ossa_sampler_bone_count(sampler) as usize;
         let duration = ossa_c::ossa_sampler_duration(sampler);
-        (0..=24)
+        (0..=STEPS)
             .map(|k| {
-                let time = duration * k as f32 / 24.0;
+                let time = duration * k as f32 / STEPS as f32;
                 assert_eq!(
                     ossa_sampler_seek_streamed(sampler, time, OssaRounding::None as u32, residency),
                     OssaStatus::Ok
@@ -92,9 +96,9 @@ fn decoder_poses(index: &[u8], file: &[u8], clip: &[u8], resident: &[(Tier, u32)
     }
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
-    (0..=24)
+    (0..=STEPS)
         .map(|k| {
-            let time = clip.duration() * k as f32 / 24.0;
+            let time = clip.duration() * k as f32 / STEPS as f32;
             sampler.seek_streamed(time, Rounding::None, &binding, &residency).unwrap();
             sampler.decompress_pose(&mut pose).unwrap();
             pose.iter()
