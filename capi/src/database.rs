@@ -10,11 +10,12 @@
 //! the one no sampler reads, and swap them between frames; a chunk's memory may be
 //! freed once no sampler can still be reading a residency that holds it.
 
-use core::mem::{align_of, size_of, MaybeUninit};
+use core::mem::{align_of, size_of};
 
 use ossa_decoder::{Database, Residency, Sampler, Slot, Tier};
 
-use crate::{get_mut, rounding_of, write, Inner, OssaSampler, OssaStatus};
+use crate::opaque::{get, get_mut, opaque, put};
+use crate::{rounding_of, Inner, OssaSampler, OssaStatus};
 
 /// 64-bit words of an `OssaDatabase`'s storage: room for the decoder's database view
 /// on every target.
@@ -79,20 +80,14 @@ pub struct OssaChunk {
     pub checksum: u32,
 }
 
-/// The value of a database's tag after a successful initialisation.
-const DATABASE: u64 = 0x6f73_7361_5f64_6262;
-/// The value of a residency's tag after a successful initialisation.
-const RESIDENCY: u64 = 0x6f73_7361_5f72_6573;
-
 /// The residency of the C ABI: the caller's slots, borrowed for as long as the header's
 /// contract says (the 'static lifetime stands for that promise).
 type CResidency = Residency<'static, &'static mut [Slot<'static>]>;
 
-// The views fit their opaque storage, aligned; a slot is a pointer and a length.
-const _: () = assert!(size_of::<Database<'static>>() <= OSSA_DATABASE_WORDS * 8);
-const _: () = assert!(align_of::<Database<'static>>() <= align_of::<u64>());
-const _: () = assert!(size_of::<CResidency>() <= OSSA_RESIDENCY_WORDS * 8);
-const _: () = assert!(align_of::<CResidency>() <= align_of::<u64>());
+// The views fit their opaque storage, aligned (checked by the macro); a slot is a
+// pointer and a length.
+opaque!(OssaDatabase, Database<'static>, 0x6f73_7361_5f64_6262);
+opaque!(OssaResidency, CResidency, 0x6f73_7361_5f72_6573);
 const _: () = assert!(size_of::<Slot<'static>>() == size_of::<OssaChunkSlot>());
 const _: () = assert!(align_of::<Slot<'static>>() <= align_of::<OssaChunkSlot>());
 
@@ -142,38 +137,8 @@ pub unsafe extern "C" fn ossa_database_init(
     // SAFETY: forwarded contract.
     let Some(bytes) = (unsafe { borrowed(bytes, len) }) else { return OssaStatus::NullPointer };
     let view = if verify_checksum { Database::from_bytes_verified(bytes) } else { Database::from_bytes(bytes) };
-    match view {
-        Ok(view) => {
-            // SAFETY: `database` is not null and points to writable storage; the view
-            // fits it and is aligned (checked at compile time above).
-            unsafe {
-                let storage = core::ptr::addr_of_mut!((*database).storage).cast::<MaybeUninit<Database<'static>>>();
-                (*storage).write(view);
-                (*database).tag = DATABASE;
-            }
-            OssaStatus::Ok
-        }
-        Err(e) => {
-            // SAFETY: `database` is not null and points to writable storage.
-            unsafe { (*database).tag = 0 };
-            e.into()
-        }
-    }
-}
-
-/// The database view behind `database`, when it is not null and was initialised.
-///
-/// # Safety
-/// `database` is null or points to an `OssaDatabase`.
-unsafe fn view<'s>(database: *const OssaDatabase) -> Result<&'s Database<'static>, OssaStatus> {
-    // SAFETY: null or pointing to an OssaDatabase, by the caller's contract.
-    let d = unsafe { database.as_ref() }.ok_or(OssaStatus::NullPointer)?;
-    if d.tag != DATABASE {
-        return Err(OssaStatus::NotInitialised);
-    }
-    // SAFETY: the tag says `ossa_database_init` wrote a view into the storage (the only
-    // writer of the tag), which fits and is aligned.
-    Ok(unsafe { &*core::ptr::addr_of!(d.storage).cast::<Database<'static>>() })
+    // SAFETY: `database` is not null and points to writable storage.
+    unsafe { put(database, view.map_err(OssaStatus::from)) }
 }
 
 /// The size of the database's index in bytes: the part of the file to keep in memory
@@ -184,7 +149,7 @@ unsafe fn view<'s>(database: *const OssaDatabase) -> Result<&'s Database<'static
 #[no_mangle]
 pub unsafe extern "C" fn ossa_database_index_size(database: *const OssaDatabase) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { view(database) }.map_or(0, |d| d.index_size())
+    unsafe { get(database) }.map_or(0, |d| d.index_size())
 }
 
 /// How many `OssaChunkSlot`s a residency of this database needs (0 for a null or
@@ -195,7 +160,7 @@ pub unsafe extern "C" fn ossa_database_index_size(database: *const OssaDatabase)
 #[no_mangle]
 pub unsafe extern "C" fn ossa_database_chunk_slots(database: *const OssaDatabase) -> u32 {
     // SAFETY: forwarded contract.
-    unsafe { view(database) }.map_or(0, |d| d.chunk_slots())
+    unsafe { get(database) }.map_or(0, |d| d.chunk_slots())
 }
 
 /// How many chunks tier `tier` (an `OssaTier` value) has (0 for another number, or a
@@ -206,7 +171,7 @@ pub unsafe extern "C" fn ossa_database_chunk_slots(database: *const OssaDatabase
 #[no_mangle]
 pub unsafe extern "C" fn ossa_database_chunk_count(database: *const OssaDatabase, tier: u32) -> u32 {
     // SAFETY: forwarded contract.
-    let Ok(d) = (unsafe { view(database) }) else { return 0 };
+    let Ok(d) = (unsafe { get(database) }) else { return 0 };
     tier_of(tier).map_or(0, |t| d.chunk_count(t))
 }
 
@@ -224,7 +189,7 @@ pub unsafe extern "C" fn ossa_database_chunk(
     out: *mut OssaChunk,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let d = match unsafe { view(database) } {
+    let d = match unsafe { get(database) } {
         Ok(d) => d,
         Err(status) => return status,
     };
@@ -255,7 +220,7 @@ pub unsafe extern "C" fn ossa_database_verify_chunk(
     len: usize,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let d = match unsafe { view(database) } {
+    let d = match unsafe { get(database) } {
         Ok(d) => d,
         Err(status) => return status,
     };
@@ -290,7 +255,7 @@ pub unsafe extern "C" fn ossa_residency_init(
         return OssaStatus::NullPointer;
     }
     // SAFETY: forwarded contract.
-    let d = match unsafe { view(database) } {
+    let d = match unsafe { get(database) } {
         Ok(d) => d,
         Err(status) => return status,
     };
@@ -304,52 +269,8 @@ pub unsafe extern "C" fn ossa_residency_init(
     // SAFETY: `slot_count` initialised slots, outliving the residency and used by it
     // alone (the contract above).
     let slots: &'static mut [Slot<'static>] = unsafe { core::slice::from_raw_parts_mut(slots, slot_count) };
-    match Residency::new(d, slots) {
-        Ok(r) => {
-            // SAFETY: `residency` is not null and points to writable storage; the
-            // residency fits it and is aligned (checked at compile time above).
-            unsafe {
-                let storage = core::ptr::addr_of_mut!((*residency).storage).cast::<MaybeUninit<CResidency>>();
-                (*storage).write(r);
-                (*residency).tag = RESIDENCY;
-            }
-            OssaStatus::Ok
-        }
-        Err(e) => {
-            // SAFETY: `residency` is not null and points to writable storage.
-            unsafe { (*residency).tag = 0 };
-            e.into()
-        }
-    }
-}
-
-/// The residency behind `residency`, when it is not null and was initialised.
-///
-/// # Safety
-/// `residency` is null or points to an `OssaResidency`.
-unsafe fn resident<'s>(residency: *const OssaResidency) -> Result<&'s CResidency, OssaStatus> {
-    // SAFETY: null or pointing to an OssaResidency, by the caller's contract.
-    let r = unsafe { residency.as_ref() }.ok_or(OssaStatus::NullPointer)?;
-    if r.tag != RESIDENCY {
-        return Err(OssaStatus::NotInitialised);
-    }
-    // SAFETY: the tag says `ossa_residency_init` wrote a residency into the storage
-    // (the only writer of the tag), which fits and is aligned.
-    Ok(unsafe { &*core::ptr::addr_of!(r.storage).cast::<CResidency>() })
-}
-
-/// [`resident`], mutable.
-///
-/// # Safety
-/// `residency` is null or points to an `OssaResidency` no one else uses during the call.
-unsafe fn resident_mut<'s>(residency: *mut OssaResidency) -> Result<&'s mut CResidency, OssaStatus> {
-    // SAFETY: null or pointing to an OssaResidency used by this call alone.
-    let r = unsafe { residency.as_mut() }.ok_or(OssaStatus::NullPointer)?;
-    if r.tag != RESIDENCY {
-        return Err(OssaStatus::NotInitialised);
-    }
-    // SAFETY: as in `resident`; the reference is unique by the caller's contract.
-    Ok(unsafe { &mut *core::ptr::addr_of_mut!(r.storage).cast::<CResidency>() })
+    // SAFETY: `residency` is not null and points to writable storage.
+    unsafe { put(residency, Residency::new(d, slots).map_err(OssaStatus::from)) }
 }
 
 /// Makes `bytes[0 .. len]` (read from the `.ossadb` file at the chunk's `file_offset`)
@@ -373,12 +294,12 @@ pub unsafe extern "C" fn ossa_residency_bind(
     len: usize,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let r = match unsafe { resident_mut(residency) } {
+    let r = match unsafe { get_mut(residency) } {
         Ok(r) => r,
         Err(status) => return status,
     };
     // SAFETY: forwarded contract.
-    let d = match unsafe { view(database) } {
+    let d = match unsafe { get(database) } {
         Ok(d) => d,
         Err(status) => return status,
     };
@@ -400,7 +321,7 @@ pub unsafe extern "C" fn ossa_residency_bind(
 #[no_mangle]
 pub unsafe extern "C" fn ossa_residency_unbind(residency: *mut OssaResidency, tier: u32, chunk: u32) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let r = match unsafe { resident_mut(residency) } {
+    let r = match unsafe { get_mut(residency) } {
         Ok(r) => r,
         Err(status) => return status,
     };
@@ -417,7 +338,7 @@ pub unsafe extern "C" fn ossa_residency_unbind(residency: *mut OssaResidency, ti
 #[no_mangle]
 pub unsafe extern "C" fn ossa_residency_resident_chunks(residency: *const OssaResidency, tier: u32) -> u32 {
     // SAFETY: forwarded contract.
-    let Ok(r) = (unsafe { resident(residency) }) else { return 0 };
+    let Ok(r) = (unsafe { get(residency) }) else { return 0 };
     tier_of(tier).map_or(0, |t| r.resident_chunks(t))
 }
 
@@ -446,7 +367,7 @@ pub unsafe extern "C" fn ossa_sampler_init_in_database(
     }
     let opened = (|| {
         // SAFETY: forwarded contract.
-        let d = unsafe { view(database) }?;
+        let d = unsafe { get(database) }?;
         // SAFETY: forwarded contract.
         let bytes = unsafe { borrowed(bytes, len) }.ok_or(OssaStatus::NullPointer)?;
         let clip = d.open_clip(bytes)?;
@@ -456,15 +377,8 @@ pub unsafe extern "C" fn ossa_sampler_init_in_database(
         let binding = d.bind(&clip)?;
         Ok::<_, OssaStatus>(Inner { sampler: Sampler::new(clip), binding: Some(binding) })
     })();
-    match opened {
-        // SAFETY: `sampler` is not null and points to writable storage.
-        Ok(inner) => unsafe { write(sampler, Ok(inner)) },
-        Err(status) => {
-            // SAFETY: `sampler` is not null and points to writable storage.
-            unsafe { (*sampler).tag = 0 };
-            status
-        }
-    }
+    // SAFETY: `sampler` is not null and points to writable storage.
+    unsafe { put(sampler, opened) }
 }
 
 /// Moves the sampler to `time` seconds like `ossa_sampler_seek`, counting the key
@@ -492,7 +406,7 @@ pub unsafe extern "C" fn ossa_sampler_seek_streamed(
         Err(status) => return status,
     };
     // SAFETY: forwarded contract.
-    let r = match unsafe { resident(residency) } {
+    let r = match unsafe { get(residency) } {
         Ok(r) => r,
         Err(status) => return status,
     };

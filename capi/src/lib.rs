@@ -18,11 +18,12 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
-use core::mem::{align_of, size_of, MaybeUninit};
-
 use ossa_decoder::{Binding, Clip, Error, Rounding, Sampler, Transform};
 
+use opaque::{get, get_mut, put};
+
 pub mod database;
+mod opaque;
 
 /// 64-bit words of an `OssaSampler`'s storage: room for the decoder's sampler on every
 /// target.
@@ -40,9 +41,6 @@ pub struct OssaSampler {
     storage: [u64; OSSA_SAMPLER_WORDS],
 }
 
-/// The value of [`OssaSampler::tag`] after a successful initialisation.
-const INITIALISED: u64 = 0x6f73_7361_5f73_6d70;
-
 /// What an [`OssaSampler`]'s storage holds: the decoder's sampler and, for a clip
 /// opened in a streaming database, its binding to the database (what
 /// `ossa_sampler_seek_streamed` needs).
@@ -51,9 +49,8 @@ pub(crate) struct Inner {
     pub(crate) binding: Option<Binding<'static>>,
 }
 
-// The sampler and its binding fit the opaque storage, aligned.
-const _: () = assert!(size_of::<Inner>() <= OSSA_SAMPLER_WORDS * 8);
-const _: () = assert!(align_of::<Inner>() <= align_of::<u64>());
+// The sampler and its binding fit the opaque storage, aligned (checked by the macro).
+opaque::opaque!(OssaSampler, Inner, 0x6f73_7361_5f73_6d70);
 
 /// One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
 /// translation`.
@@ -242,62 +239,9 @@ pub unsafe extern "C" fn ossa_sampler_init(
     // readable and outlive the sampler; the 'static lifetime stands for that promise.
     let bytes: &'static [u8] = unsafe { core::slice::from_raw_parts(bytes, len) };
     let clip = if verify_checksum { Clip::from_bytes_verified(bytes) } else { Clip::from_bytes(bytes) };
+    let inner = clip.map(|clip| Inner { sampler: Sampler::new(clip), binding: None }).map_err(OssaStatus::from);
     // SAFETY: `sampler` is not null and points to writable storage.
-    unsafe { write(sampler, clip.map(|clip| Inner { sampler: Sampler::new(clip), binding: None })) }
-}
-
-/// Writes `inner` into `sampler` and marks it initialised, or on an error clears its
-/// tag and returns the error's status.
-///
-/// # Safety
-/// `sampler` is not null and points to writable storage for an `OssaSampler`.
-pub(crate) unsafe fn write(sampler: *mut OssaSampler, inner: Result<Inner, Error>) -> OssaStatus {
-    match inner {
-        Ok(inner) => {
-            // SAFETY: writable storage (the caller's contract); `Inner` fits the storage
-            // and its alignment is at most u64's (checked at compile time above).
-            unsafe {
-                let storage = core::ptr::addr_of_mut!((*sampler).storage).cast::<MaybeUninit<Inner>>();
-                (*storage).write(inner);
-                (*sampler).tag = INITIALISED;
-            }
-            OssaStatus::Ok
-        }
-        Err(e) => {
-            // SAFETY: writable storage (the caller's contract).
-            unsafe { (*sampler).tag = 0 };
-            e.into()
-        }
-    }
-}
-
-/// The sampler behind `sampler`, when it is not null and was initialised.
-///
-/// # Safety
-/// `sampler` is null or points to an `OssaSampler`.
-pub(crate) unsafe fn get<'s>(sampler: *const OssaSampler) -> Result<&'s Inner, OssaStatus> {
-    // SAFETY: null or pointing to an OssaSampler, by the caller's contract.
-    let s = unsafe { sampler.as_ref() }.ok_or(OssaStatus::NullPointer)?;
-    if s.tag != INITIALISED {
-        return Err(OssaStatus::NotInitialised);
-    }
-    // SAFETY: the tag says `write` put an `Inner` into the storage (the only writer of
-    // the tag), which fits and is aligned.
-    Ok(unsafe { &*core::ptr::addr_of!(s.storage).cast::<Inner>() })
-}
-
-/// [`get`], mutable.
-///
-/// # Safety
-/// `sampler` is null or points to an `OssaSampler` no one else uses during the call.
-pub(crate) unsafe fn get_mut<'s>(sampler: *mut OssaSampler) -> Result<&'s mut Inner, OssaStatus> {
-    // SAFETY: null or pointing to an OssaSampler used by this call alone.
-    let s = unsafe { sampler.as_mut() }.ok_or(OssaStatus::NullPointer)?;
-    if s.tag != INITIALISED {
-        return Err(OssaStatus::NotInitialised);
-    }
-    // SAFETY: as in `get`; the reference is unique by the caller's contract.
-    Ok(unsafe { &mut *core::ptr::addr_of_mut!(s.storage).cast::<Inner>() })
+    unsafe { put(sampler, inner) }
 }
 
 /// The clip's bone count (0 for a null or uninitialised sampler).
