@@ -91,7 +91,8 @@ typedef enum OssaTier {
 // call; copy it freely afterwards (it holds no resources, only pointers to the clip's
 // bytes and its database's index).
 typedef struct OssaSampler {
-  // Set by `ossa_sampler_init` when it succeeds, cleared when it fails.
+  // Set by `ossa_sampler_init` (or `ossa_sampler_init_in_database`) when it
+  // succeeds, cleared when it fails.
   uint64_t tag;
   // The decoder's sampler.
   uint64_t storage[OSSA_SAMPLER_WORDS];

@@ -15,7 +15,7 @@ use core::mem::{align_of, size_of};
 use ossa_decoder::{Database, Residency, Sampler, Slot, Tier};
 
 use crate::opaque::{get, get_mut, opaque, put};
-use crate::{rounding_of, Inner, OssaSampler, OssaStatus};
+use crate::{borrowed, rounding_of, Inner, OssaSampler, OssaStatus};
 
 /// 64-bit words of an `OssaDatabase`'s storage: room for the decoder's database view
 /// on every target.
@@ -98,20 +98,6 @@ fn tier_of(tier: u32) -> Option<Tier> {
         t if t == OssaTier::Low as u32 => Some(Tier::Low),
         _ => None,
     }
-}
-
-/// Turns the `len` bytes at `bytes` into a slice for as long as the caller's contract
-/// promises, or `None` for a null pointer.
-///
-/// # Safety
-/// `bytes` is null or points to `len` readable bytes that outlive every use the
-/// header's contract names.
-unsafe fn borrowed(bytes: *const u8, len: usize) -> Option<&'static [u8]> {
-    if bytes.is_null() {
-        return None;
-    }
-    // SAFETY: not null, and `len` readable bytes that outlive their uses (the contract).
-    Some(unsafe { core::slice::from_raw_parts(bytes, len) })
 }
 
 /// Validates the database index at the start of `bytes[0 .. len]` (the whole `.ossadb`

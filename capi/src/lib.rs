@@ -35,7 +35,8 @@ pub const OSSA_SAMPLER_WORDS: usize = 72;
 /// bytes and its database's index).
 #[repr(C)]
 pub struct OssaSampler {
-    /// Set by `ossa_sampler_init` when it succeeds, cleared when it fails.
+    /// Set by `ossa_sampler_init` (or `ossa_sampler_init_in_database`) when it
+    /// succeeds, cleared when it fails.
     tag: u64,
     /// The decoder's sampler.
     storage: [u64; OSSA_SAMPLER_WORDS],
@@ -232,16 +233,29 @@ pub unsafe extern "C" fn ossa_sampler_init(
     len: usize,
     verify_checksum: bool,
 ) -> OssaStatus {
-    if sampler.is_null() || bytes.is_null() {
+    if sampler.is_null() {
         return OssaStatus::NullPointer;
     }
-    // SAFETY: `bytes` is not null and, by the contract above, `len` bytes from it are
-    // readable and outlive the sampler; the 'static lifetime stands for that promise.
-    let bytes: &'static [u8] = unsafe { core::slice::from_raw_parts(bytes, len) };
+    // SAFETY: forwarded contract.
+    let Some(bytes) = (unsafe { borrowed(bytes, len) }) else { return OssaStatus::NullPointer };
     let clip = if verify_checksum { Clip::from_bytes_verified(bytes) } else { Clip::from_bytes(bytes) };
     let inner = clip.map(|clip| Inner { sampler: Sampler::new(clip), binding: None }).map_err(OssaStatus::from);
     // SAFETY: `sampler` is not null and points to writable storage.
     unsafe { put(sampler, inner) }
+}
+
+/// The `len` bytes at `bytes` as a slice for as long as the caller's contract promises
+/// (the 'static lifetime stands for that promise), or `None` for a null pointer.
+///
+/// # Safety
+/// `bytes` is null or points to `len` readable bytes that outlive every use the
+/// calling function's contract names.
+pub(crate) unsafe fn borrowed(bytes: *const u8, len: usize) -> Option<&'static [u8]> {
+    if bytes.is_null() {
+        return None;
+    }
+    // SAFETY: not null, and `len` readable bytes that outlive their uses (the contract).
+    Some(unsafe { core::slice::from_raw_parts(bytes, len) })
 }
 
 /// The clip's bone count (0 for a null or uninitialised sampler).

@@ -2,33 +2,16 @@
 //! bit for bit as through the decoder, and every misuse the header names is refused
 //! by its status code.
 
-use std::mem::MaybeUninit;
-use std::path::PathBuf;
+mod common;
 
+use std::mem::MaybeUninit;
+
+use common::{aligned, golden, view};
 use ossa_c::{
     ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_duration, ossa_sampler_init, ossa_sampler_pose,
     ossa_sampler_seek, ossa_status_message, OssaRounding, OssaSampler, OssaStatus, OssaTransform,
 };
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
-
-/// 16-byte aligned copy of a file.
-fn aligned(bytes: &[u8]) -> Vec<u128> {
-    let mut words = vec![0u128; bytes.len().div_ceil(16)];
-    for (i, b) in bytes.iter().enumerate() {
-        words[i / 16] |= u128::from(*b) << (8 * (i % 16));
-    }
-    words
-}
-
-fn view(words: &[u128], len: usize) -> &[u8] {
-    // SAFETY: `words` holds at least `len` initialised bytes.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
-}
-
-fn golden(name: &str) -> Vec<u8> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden");
-    std::fs::read(dir.join(name)).unwrap()
-}
 
 fn init(bytes: &[u8], verify: bool) -> (OssaStatus, Box<OssaSampler>) {
     let mut sampler: Box<MaybeUninit<OssaSampler>> = Box::new(MaybeUninit::zeroed());

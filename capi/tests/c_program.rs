@@ -5,9 +5,12 @@
 //! streaming database, opened in it with each fidelity's tiers resident. A corrupted
 //! clip makes it fail with the ABI's message, and so does a database clip given alone.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::{aligned, golden_path, view};
 use ossa_decoder::{Clip, Database, Residency, Rounding, Sampler, Slot, Tier, Transform};
 
 /// `target/<profile>`: the test binary is in its `deps` folder, the libraries beside it.
@@ -62,10 +65,6 @@ fn build(dir: &Path) -> PathBuf {
     exe
 }
 
-fn golden(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden").join(name)
-}
-
 /// The program's expected output for the clip in `bytes` at `steps`: from the clip
 /// alone, or opened in the database `database` (its file) with the chunks of `tiers`
 /// resident.
@@ -108,28 +107,12 @@ fn expected(bytes: &[u8], steps: u32, database: Option<(&[u8], &[Tier])>) -> Str
     out
 }
 
-/// A 16-byte aligned copy of `file` (the decoder reads in place, aligned).
-fn aligned(file: &[u8]) -> Vec<u128> {
-    file.chunks(16)
-        .map(|c| {
-            let mut w = [0u8; 16];
-            w[..c.len()].copy_from_slice(c);
-            u128::from_le_bytes(w)
-        })
-        .collect()
-}
-
-fn view(words: &[u128], len: usize) -> &[u8] {
-    // SAFETY: the words hold at least `len` initialised bytes.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
-}
-
 #[test]
 fn a_c_program_samples_clips_through_the_header() {
     let dir = tempfile_dir();
     let exe = build(&dir);
     for name in ["wave.ossa", "cycle.ossa", "edges.ossa"] {
-        let path = golden(name);
+        let path = golden_path(name);
         let file = std::fs::read(&path).unwrap();
         let words = aligned(&file);
         let output = Command::new(&exe).arg(&path).arg("12").output().unwrap();
@@ -138,12 +121,12 @@ fn a_c_program_samples_clips_through_the_header() {
         assert!(String::from_utf8(output.stdout).unwrap() == expected, "{name}: values differ");
     }
     // The golden database's clips (two of them take its shared pose), at each fidelity.
-    let database_path = golden("stream.ossadb");
+    let database_path = golden_path("stream.ossadb");
     let database_file = std::fs::read(&database_path).unwrap();
     let database_words = aligned(&database_file);
     let database = view(&database_words, database_file.len());
     for name in ["stream_wave.ossa", "stream_cycle.ossa", "stream_stride.ossa", "stream_glide.ossa"] {
-        let path = golden(name);
+        let path = golden_path(name);
         let file = std::fs::read(&path).unwrap();
         let words = aligned(&file);
         let mut outputs = Vec::new();
@@ -163,12 +146,12 @@ fn a_c_program_samples_clips_through_the_header() {
         }
     }
     // A clip that takes the database's shared pose, given alone: refused by name.
-    let output = Command::new(&exe).arg(golden("stream_cycle.ossa")).output().unwrap();
+    let output = Command::new(&exe).arg(golden_path("stream_cycle.ossa")).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("ossa_sampler_init_in_database"), "{err}");
     // A corrupted clip: refused with the checksum's message, exit status 1.
-    let mut corrupted = std::fs::read(golden("wave.ossa")).unwrap();
+    let mut corrupted = std::fs::read(golden_path("wave.ossa")).unwrap();
     let at = corrupted.len() - 40;
     corrupted[at] ^= 0x55;
     let path = dir.join("corrupted.ossa");

@@ -3,9 +3,11 @@
 //! with the same chunks resident (bound and unbound in any order), and every misuse
 //! the header names is refused by its status code.
 
-use std::mem::MaybeUninit;
-use std::path::PathBuf;
+mod common;
 
+use std::mem::MaybeUninit;
+
+use common::{golden_aligned, view};
 use ossa_c::database::{
     ossa_database_chunk, ossa_database_chunk_count, ossa_database_chunk_slots, ossa_database_index_size,
     ossa_database_init, ossa_database_verify_chunk, ossa_residency_bind, ossa_residency_init,
@@ -17,22 +19,6 @@ use ossa_c::{
     OssaStatus, OssaTransform,
 };
 use ossa_decoder::{Database, Residency, Rounding, Sampler, Slot, Tier, Transform};
-
-/// 16-byte aligned copy of a golden file.
-fn golden(name: &str) -> (Vec<u128>, usize) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../format-spec/golden");
-    let file = std::fs::read(dir.join(name)).unwrap();
-    let mut words = vec![0u128; file.len().div_ceil(16)];
-    for (i, b) in file.iter().enumerate() {
-        words[i / 16] |= u128::from(*b) << (8 * (i % 16));
-    }
-    (words, file.len())
-}
-
-fn view(words: &[u128], len: usize) -> &[u8] {
-    // SAFETY: `words` holds at least `len` initialised bytes.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
-}
 
 /// Zeroed storage for one of the ABI's opaque structs (every field is an integer or
 /// a pointer, for which zero is a valid value).
@@ -113,7 +99,7 @@ fn decoder_poses(index: &[u8], file: &[u8], clip: &[u8], resident: &[(Tier, u32)
 
 #[test]
 fn database_clips_sample_through_a_residency_as_through_the_decoder() {
-    let (db_words, db_len) = golden("stream.ossadb");
+    let (db_words, db_len) = golden_aligned("stream.ossadb");
     let file = view(&db_words, db_len);
     let mut database = storage::<OssaDatabase>();
     // SAFETY: writable storage; the file outlives the database (the test).
@@ -147,7 +133,7 @@ fn database_clips_sample_through_a_residency_as_through_the_decoder() {
     order.rotate_left(1);
     let mut resident = Vec::new();
     let clips: Vec<(Vec<u128>, usize)> =
-        ["stream_wave.ossa", "stream_cycle.ossa", "stream_stride.ossa", "stream_glide.ossa"].map(golden).into();
+        ["stream_wave.ossa", "stream_cycle.ossa", "stream_stride.ossa", "stream_glide.ossa"].map(golden_aligned).into();
     let mut samplers: Vec<Box<OssaSampler>> = clips
         .iter()
         .map(|(words, len)| {
@@ -204,11 +190,11 @@ fn database_clips_sample_through_a_residency_as_through_the_decoder() {
 
 #[test]
 fn database_misuse_is_refused_by_status() {
-    let (db_words, db_len) = golden("stream.ossadb");
+    let (db_words, db_len) = golden_aligned("stream.ossadb");
     let file = view(&db_words, db_len);
-    let (clip_words, clip_len) = golden("stream_cycle.ossa");
+    let (clip_words, clip_len) = golden_aligned("stream_cycle.ossa");
     let clip = view(&clip_words, clip_len);
-    let (plain_words, plain_len) = golden("wave.ossa");
+    let (plain_words, plain_len) = golden_aligned("wave.ossa");
     let plain = view(&plain_words, plain_len);
     let null = std::ptr::null_mut();
 
