@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-cargo build --quiet --release -p ossa-encoder --bin ossa
+cargo build --quiet --release -p ossa-cli --bin ossa
 bin=${CARGO_TARGET_DIR:-target}/release/ossa
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 for clip in "$@"; do

@@ -16,7 +16,7 @@ inputs=("$@")
 if [ ${#inputs[@]} -eq 0 ]; then
   if [ -d ../shared/clips ]; then inputs=(../shared/clips/[0-9]*.acl.sjson); else inputs=(examples); fi
 fi
-cargo build --quiet --release -p ossa-encoder
+cargo build --quiet --release -p ossa-cli
 ossa=${CARGO_TARGET_DIR:-target}/release/ossa
 mkdir -p target
 "$ossa" stats "${inputs[@]}" --report target/report.html >/dev/null || true

@@ -28,7 +28,7 @@ const fs = require('fs');
   process.exit(bad ? 1 : 0);
 })();
 JS
-cargo build --quiet --release -p ossa-encoder
+cargo build --quiet --release -p ossa-cli
 ossa=${CARGO_TARGET_DIR:-target}/release/ossa
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 inputs=(examples/walk.bvh examples/wave.acl.sjson examples/stride.acl.sjson)

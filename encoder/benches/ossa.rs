@@ -9,7 +9,8 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
-use ossa_encoder::{acl_text, compress, RawClip, Settings};
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::{compress, RawClip, Settings};
 
 const CLIPS: [&str; 2] = ["49_15", "81_18"];
 

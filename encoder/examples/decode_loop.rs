@@ -11,7 +11,8 @@
 use std::hint::black_box;
 
 use ossa_decoder::{Clip, Error, Rounding, Sampler, Subset, Transform};
-use ossa_encoder::{acl_text, compress, Settings};
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::{compress, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

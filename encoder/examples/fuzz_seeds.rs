@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use ossa_encoder::database::{build, DatabaseSettings};
-use ossa_encoder::{acl_text, compress, LoopSetting, Settings};
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::{compress, LoopSetting, Settings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(std::env::args().nth(1).ok_or("usage: fuzz_seeds OUT_DIR")?);
@@ -138,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Ok(text) = std::fs::read_to_string(root.join("examples/wave.acl.sjson")) {
         let clip = acl_text::read_clip(&text, "wave")?;
-        let model = ossa_encoder::gltf_io::write_gltf(&clip);
+        let model = ossa_encoder::formats::gltf::write_gltf(&clip);
         std::fs::write(out.join("gltf").join("wave"), [&[29u8][..], model.as_bytes()].concat())?;
         written += 1;
     }

@@ -4,7 +4,7 @@
 
 use ossa_decoder::{Clip, Sampler, ScalarClip, ScalarSampler, Transform};
 
-use crate::acl_text::{list, Quoted};
+use crate::formats::acl_text::{list, Quoted};
 use crate::measure::sample_time;
 use crate::playback::Playback;
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform};
@@ -151,7 +151,7 @@ pub fn write_text_playing<'a, W: std::io::Write>(
 ) -> Result<W, WriteTextError> {
     let (name, bones) = skeleton(clip, default_name);
     let samples = clip.source_sample_count() as usize;
-    let mut w = crate::acl_text::TextWriter::new(out);
+    let mut w = crate::formats::acl_text::TextWriter::new(out);
     w.header(&name, samples, f64::from(clip.sample_rate()), clip.additive(), None)?;
     w.bones(&bones)?;
     w.begin_tracks("tracks")?;

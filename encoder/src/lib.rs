@@ -6,28 +6,24 @@
 //!
 //! ```no_run
 //! let text = std::fs::read_to_string("walk.acl.sjson")?;
-//! let clip = ossa_encoder::acl_text::read_clip(&text, "walk")?;
+//! let clip = ossa_encoder::formats::acl_text::read_clip(&text, "walk")?;
 //! let out = ossa_encoder::compress(&clip, &ossa_encoder::Settings::default())?;
 //! std::fs::write("walk.ossa", &*out.bytes)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod acl_text;
 mod aligned;
-pub mod bvh;
 pub mod compress;
 pub mod database;
 pub mod decompress;
 pub mod error_metric;
-pub mod gltf_io;
+pub mod formats;
 pub mod measure;
 pub mod memory;
 pub mod message;
 pub mod playback;
 pub mod raw_clip;
-pub mod report;
-pub mod sjson;
-pub mod track_list;
+pub mod raw_track_list;
 
 pub use aligned::AlignedBytes;
 pub use compress::{compress, CompressError, Compressed, LoopSetting, Settings};

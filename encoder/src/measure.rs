@@ -3,7 +3,8 @@
 
 use ossa_decoder::{Clip, Sampler, Transform};
 
-use crate::compress::reference::{LocalValues, Reference};
+use crate::compress::reference::Reference;
+use crate::compress::values::LocalValues;
 use crate::error_metric::Affine;
 use crate::memory::{self, OutOfMemory};
 use crate::playback::Playback;

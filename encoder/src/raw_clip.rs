@@ -8,7 +8,7 @@ use ossa_decoder::Additive;
 use crate::message::{name as shown, number};
 
 /// The largest clip the encoder takes, in transform samples (bones × samples): at the
-/// compressor's cost per transform sample (see [`crate::memory::compress_estimate`])
+/// compressor's cost per transform sample (see [`crate::compress::memory_estimate::compress_estimate`])
 /// this is about 12 GiB. A larger clip is refused up front. (1,000 bones × 30,000
 /// samples fit.) Below it, the tool compares the estimate with the memory it may use.
 pub const MAX_TRANSFORM_SAMPLES: u64 = 1 << 25;

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_encoder::bvh::read_bvh_checked;
+use ossa_encoder::formats::bvh::read_bvh_checked;
 
 /// Most transform samples a clip read here may declare (joints × frames).
 const BUDGET: usize = 1 << 20;

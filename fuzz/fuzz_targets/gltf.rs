@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_encoder::gltf_io::{read_gltf_checked, AnimationChoice};
+use ossa_encoder::formats::gltf::{read_gltf_checked, AnimationChoice};
 
 /// Most transform samples a clip read here may hold (bones × samples).
 const BUDGET: usize = 1 << 20;
@@ -25,8 +25,8 @@ fuzz_target!(|data: &[u8]| {
         }
         // What the exporter writes of a clip imports again.
         if let Some(clip) = imported.clips.first() {
-            let text = ossa_encoder::gltf_io::write_gltf(clip);
-            let again = ossa_encoder::gltf_io::read_gltf(text.as_bytes(), None, clip.sample_rate, &AnimationChoice::All);
+            let text = ossa_encoder::formats::gltf::write_gltf(clip);
+            let again = ossa_encoder::formats::gltf::read_gltf(text.as_bytes(), None, clip.sample_rate, &AnimationChoice::All);
             assert!(again.is_ok(), "an exported clip imports: {:?}", again.err());
         }
     }

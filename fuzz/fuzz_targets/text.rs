@@ -4,19 +4,19 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_encoder::acl_text;
+use ossa_encoder::formats::acl_text;
 
 /// Most transform samples a clip read here may declare. The reader accepts up to
 /// `MAX_TRANSFORM_SAMPLES` (2²⁵, 2.7 GB as read), and a tiny text can declare that
 /// many (missing tracks are filled with defaults); this target holds two readings and
 /// a written copy, which would pass libFuzzer's 2 GB limit. Larger declarations are
 /// read up to the check of the counts (everything before it is still fuzzed); the
-/// limit itself is tested by `read.rs`'s unit tests and `encoder/tests/cli/contract.rs`.
+/// limit itself is tested by `read.rs`'s unit tests and `cli/tests/cli/contract.rs`.
 const BUDGET: usize = 1 << 20;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = ossa_encoder::sjson::check(text);
+    let _ = ossa_encoder::formats::acl_text::sjson::check(text);
     let mut over_budget = false;
     let read = acl_text::read_clip_checked(text, "fuzz", |declared| {
         let samples = declared.samples.saturating_add(declared.base_samples);

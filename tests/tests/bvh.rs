@@ -5,7 +5,7 @@
 
 mod common;
 
-use ossa_encoder::bvh::read_bvh;
+use ossa_encoder::formats::bvh::read_bvh;
 use ossa_encoder::{compress, Settings};
 
 /// The rotation matrix of `angle` degrees about axis `axis` (0 x, 1 y, 2 z).

@@ -8,10 +8,10 @@ mod common;
 
 use std::path::Path;
 
-use ossa_encoder::gltf_io::{read_gltf, write_gltf, AnimationChoice};
+use ossa_encoder::formats::gltf::{read_gltf, write_gltf, AnimationChoice};
 use ossa_encoder::{compress, decompress::decompress, Settings};
 
-fn import(path: &Path, rate: f64) -> ossa_encoder::gltf_io::GltfImport {
+fn import(path: &Path, rate: f64) -> ossa_encoder::formats::gltf::GltfImport {
     let bytes = std::fs::read(path).unwrap();
     read_gltf(&bytes, path.parent(), rate, &AnimationChoice::All).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

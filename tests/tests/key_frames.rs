@@ -8,7 +8,8 @@ mod common;
 use common::transform_bits as bits_of;
 
 use ossa_decoder::{Clip, Error, Rounding, Sampler, Transform};
-use ossa_encoder::{acl_text, compress, AlignedBytes, RawClip, Settings};
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::{compress, AlignedBytes, RawClip, Settings};
 
 fn glide() -> RawClip {
     let path = common::repo_root().join("examples/glide.acl.sjson");

@@ -1,4 +1,4 @@
-//! The compressor's memory is what `memory::compress_estimate` says, whatever the
+//! The compressor's memory is what `memory_estimate::compress_estimate` says, whatever the
 //! shape of the clip: a counting allocator measures the peak of live heap bytes over
 //! reading the text and compressing, on deep, wide, long and noisy clips, and the
 //! estimate must cover it without overstating it wildly.
@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 mod common;
 
 use common::Rng;
-use ossa_encoder::{acl_text, compress, memory, Bone, BoneTrack, RawClip, RawTransform, Settings};
+use ossa_encoder::compress::memory_estimate;
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::{compress, Bone, BoneTrack, RawClip, RawTransform, Settings};
 
 struct Peak;
 
@@ -149,7 +151,8 @@ fn the_estimate_covers_the_peak_on_every_shape() {
         let (name, bones, samples) = (s.name, s.bones, s.samples);
         let text = acl_text::write_clip(&clip(s));
         let (peak, text_bytes) = measured_peak(text, s.precision);
-        let estimate = memory::compress_estimate(bones as u64, samples as u64, text_bytes as u64, threads) as usize;
+        let estimate =
+            memory_estimate::compress_estimate(bones as u64, samples as u64, text_bytes as u64, threads) as usize;
         let n = bones * samples;
         println!(
             "{name:<28} peak {:>7.1} MiB ({:>4} B per transform sample), estimate {:>7.1} MiB ({:.2}x)",

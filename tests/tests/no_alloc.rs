@@ -94,7 +94,7 @@ fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
     let settings = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
     let stride = compress(&raw, &settings).unwrap().bytes;
     let text = std::fs::read_to_string(common::repo_root().join("examples/weights.acl.sjson")).unwrap();
-    let list = ossa_encoder::acl_text::read_track_list(&text, "weights").unwrap();
+    let list = ossa_encoder::formats::acl_text::read_track_list(&text, "weights").unwrap();
     let weights = ossa_encoder::compress::scalar::compress_tracks(&list, 16).unwrap().bytes;
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
     let mut floats = [0.0f32; 64];

@@ -4,7 +4,8 @@
 
 mod common;
 
-use ossa_encoder::{acl_text, compress, Settings};
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::{compress, Settings};
 
 /// Reads and compresses `text` on a pool of `threads` threads.
 fn compress_on(threads: usize, text: &str, settings: &Settings) -> Vec<u8> {

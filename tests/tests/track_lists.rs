@@ -7,9 +7,9 @@
 mod common;
 
 use ossa_decoder::{ScalarClip, ScalarSampler};
-use ossa_encoder::acl_text::read_track_list;
 use ossa_encoder::compress::scalar::compress_tracks;
-use ossa_encoder::track_list::{RawTrackList, ScalarTrack, NO_OUTPUT};
+use ossa_encoder::formats::acl_text::read_track_list;
+use ossa_encoder::raw_track_list::{RawTrackList, ScalarTrack, NO_OUTPUT};
 use ossa_encoder::AlignedBytes;
 
 /// ACL's sizes (`../shared/reference/acl.md`).

@@ -4,7 +4,7 @@
 
 use ossa_decoder::Additive;
 
-use super::reference::{Lane4, LocalValues};
+use super::values::{Lane4, LocalValues};
 use crate::error_metric::Affine;
 use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, AdditiveBase};

@@ -10,8 +10,9 @@
 
 use ossa_decoder::format::SubTrackClass;
 
-use super::reference::{Lane4, LocalValues, Reference};
+use super::reference::Reference;
 use super::sub_track::{SegmentCode, SubTrack, LADDER};
+use super::values::{Lane4, LocalValues};
 use crate::error_metric::Affine;
 
 /// Bytes the search holds per bone and segment sample, at most: local values, their

@@ -5,8 +5,9 @@
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 use rayon::prelude::*;
 
-use super::reference::{Lane4, Reference};
+use super::reference::Reference;
 use super::sub_track::{stored_form, SubTrack};
+use super::values::Lane4;
 use crate::error_metric::Affine;
 
 /// Share of the precision a default or constant sub-track may use on its own; the

@@ -20,7 +20,6 @@ use ossa_decoder::quantization::dequantize16;
 
 use super::reference::Reference;
 use super::sub_track::SubTrack;
-use super::writer::list_of;
 
 /// Share of the precision a constant's quantisation may add to its class error.
 pub const QUANTIZED_CONSTANT_BUDGET: f64 = 0.5;
@@ -208,7 +207,7 @@ pub fn raw_lists(tracks: &[SubTrack]) -> u8 {
     let mut raw = 1u8 << TrackList::Rotation4 as u8;
     for t in tracks.iter().filter(|t| t.class == SubTrackClass::Constant && t.kind != SubTrackKind::Rotation) {
         if t.constant_q.is_none() {
-            raw |= 1 << list_of(t) as u8;
+            raw |= 1 << t.list() as u8;
         }
     }
     raw

@@ -13,18 +13,11 @@ use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 use ossa_decoder::interpolation::{interpolate_rotation, interpolate_vector, weight_between};
 use rayon::prelude::*;
 
-use super::reference::{LocalValues, Reference};
-use super::sub_track::{all_kept, SubTrack};
+use super::frame_set::{all_kept, around};
+use super::reference::Reference;
+use super::sub_track::SubTrack;
+use super::values::LocalValues;
 use crate::error_metric::Affine;
-
-/// The stored frames around left-out sample `i` of a segment whose stored frames are
-/// `kept` (bit 0 and the last sample's always set): the last before it, the first
-/// after it.
-pub fn around(kept: u32, i: usize) -> (usize, usize) {
-    let below = kept & ((1u32 << i) - 1);
-    let above = kept & !((2u32 << i).wrapping_sub(1));
-    (31 - below.leading_zeros() as usize, above.trailing_zeros() as usize)
-}
 
 /// The key frames to store of the segment of `count` samples from `start`, given the
 /// frames `stripped` beyond the bound (`--strip-frames`): every other frame whose
@@ -201,19 +194,4 @@ fn gap_error(
         }
     }
     worst
-}
-
-#[cfg(test)]
-mod tests {
-    use super::around;
-
-    #[test]
-    fn around_finds_the_stored_neighbours() {
-        let kept = 0b1000_1001u32;
-        assert_eq!(around(kept, 1), (0, 3));
-        assert_eq!(around(kept, 2), (0, 3));
-        assert_eq!(around(kept, 4), (3, 7));
-        assert_eq!(around(kept, 6), (3, 7));
-        assert_eq!(around(!(1 << 30), 30), (29, 31));
-    }
 }

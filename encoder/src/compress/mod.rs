@@ -10,14 +10,17 @@
 pub mod additive;
 pub mod bit_rates;
 pub mod classify;
+pub mod frame_set;
 pub mod grid;
 pub mod hierarchy;
 pub mod key_frames;
+pub mod memory_estimate;
 pub mod reference;
 pub mod root_motion;
 pub mod scalar;
 pub mod shared_pose;
 pub mod sub_track;
+pub mod values;
 pub mod writer;
 
 use std::fmt;
@@ -443,7 +446,7 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
                 let (start, count) = spans[i];
                 let budget = if settings.remove_key_frames { targets[i] * KEY_FRAME_BUDGET } else { 0.0 };
                 let kept = key_frames::choose(&reference, &tracks, start, count, budget, stripped[i]);
-                let bounded = sub_track::all_kept(count) & !stripped[i];
+                let bounded = frame_set::all_kept(count) & !stripped[i];
                 (i, bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i], kept, bounded))
             })
             .collect();

@@ -15,30 +15,10 @@ use ossa_decoder::Additive;
 
 use super::additive;
 use super::hierarchy::Hierarchy;
-use super::sub_track::default_value;
+use super::values::{default_value, Lane4, LocalValues};
 use crate::error_metric::{vertex_error, Affine};
 use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, RawClip};
-
-/// Decoded value of one sub-track at one sample: a unit quaternion `[x, y, z, w]`,
-/// or a 3-D vector in the first three lanes.
-pub type Lane4 = [f32; 4];
-
-/// Local values of one bone at one sample.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LocalValues {
-    /// Rotation, translation, scale (vectors in the first three lanes).
-    pub parts: [Lane4; 3],
-}
-
-impl LocalValues {
-    /// The affine transform these values describe.
-    #[inline]
-    pub fn affine(&self) -> Affine {
-        let [r, t, s] = self.parts;
-        Affine::from_parts(r.map(f64::from), [t[0], t[1], t[2]].map(f64::from), [s[0], s[1], s[2]].map(f64::from))
-    }
-}
 
 /// Bytes the reference keeps per transform sample (bone × sample).
 pub const BYTES_PER_TRANSFORM_SAMPLE: u64 =

@@ -18,7 +18,7 @@ use super::writer::{pad, write_segments};
 use super::CompressError;
 use crate::aligned::AlignedBytes;
 use crate::measure::sample_time;
-use crate::track_list::{RawTrackList, NO_OUTPUT};
+use crate::raw_track_list::{RawTrackList, NO_OUTPUT};
 
 /// A compressed track list and what was measured on it.
 #[derive(Clone, Debug)]
@@ -132,7 +132,7 @@ fn within(
 /// Lays the list out (see `format-spec/scalar-tracks.md`).
 fn write(
     list: &RawTrackList,
-    stored: &[&crate::track_list::ScalarTrack],
+    stored: &[&crate::raw_track_list::ScalarTrack],
     classes: &[Class],
     codes: &[Vec<(u32, SegmentCode)>],
     segment_len: u8,

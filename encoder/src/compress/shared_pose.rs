@@ -7,7 +7,7 @@
 use ossa_decoder::format::database::POSE_BONE_SIZE;
 use ossa_decoder::SharedPose;
 
-use super::reference::Lane4;
+use super::values::Lane4;
 
 /// A shared pose as the encoder builds it.
 #[derive(Clone, Debug, PartialEq)]

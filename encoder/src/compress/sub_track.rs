@@ -2,12 +2,13 @@
 //! it: its class, stored form, clip range, and how it encodes at a bit rate within a
 //! segment.
 
-use ossa_decoder::format::{SubTrackClass, SubTrackKind, MAX_SEGMENT_LEN, RAW_BITS};
+use ossa_decoder::format::{SubTrackClass, SubTrackKind, TrackList, MAX_SEGMENT_LEN, RAW_BITS};
 use ossa_decoder::interpolation::{interpolate_rotation, interpolate_vector, normalize_rotation, weight_between};
 use ossa_decoder::quantization::{decode_component, decode_components, rotation_from_components};
-use ossa_decoder::Additive;
 
-use super::reference::{Lane4, Reference};
+use super::frame_set::{all_kept, around};
+use super::reference::Reference;
+use super::values::Lane4;
 
 /// The most samples a segment holds (the last one takes the remainder).
 pub const MAX_SEGMENT_SAMPLES: usize = 2 * MAX_SEGMENT_LEN as usize - 1;
@@ -65,27 +66,12 @@ pub struct SegmentCode {
     pub kept: u32,
 }
 
-/// The key-frame set of a segment of `count` samples that keeps every one.
-pub fn all_kept(count: usize) -> u32 {
-    if count >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << count) - 1
-    }
-}
-
-/// The value a default sub-track decodes to: identity rotation, zero translation,
-/// unit scale (zero in an additive1 clip: [`Additive::default_transform`]).
-pub fn default_value(kind: SubTrackKind, additive: Additive) -> Lane4 {
-    match kind {
-        SubTrackKind::Rotation => [0.0, 0.0, 0.0, 1.0],
-        SubTrackKind::Translation => [0.0; 4],
-        SubTrackKind::Scale if additive == Additive::Additive1 => [0.0; 4],
-        SubTrackKind::Scale => [1.0, 1.0, 1.0, 0.0],
-    }
-}
-
 impl SubTrack {
+    /// The list this sub-track is stored in (by kind and component count).
+    pub fn list(&self) -> TrackList {
+        TrackList::of(self.kind, self.components)
+    }
+
     /// A sub-track of `bone` in `class`, three components, no constant or ranges yet.
     pub fn new(kind: SubTrackKind, bone: usize, class: SubTrackClass) -> SubTrack {
         SubTrack {
@@ -105,7 +91,7 @@ impl SubTrack {
         }
     }
 
-    /// Part index of this sub-track in [`super::reference::LocalValues`].
+    /// Part index of this sub-track in [`super::values::LocalValues`].
     pub fn part(&self) -> usize {
         self.kind as usize
     }
@@ -187,7 +173,7 @@ impl SubTrack {
         if code.kept >> i & 1 != 0 {
             return self.to_local(stored(i));
         }
-        let (lo, hi) = super::key_frames::around(code.kept, i);
+        let (lo, hi) = around(code.kept, i);
         let alpha = weight_between((i - lo) as u32, (hi - lo) as u32, 0.0);
         match self.kind {
             SubTrackKind::Rotation => {

@@ -101,7 +101,7 @@ pub fn write(
     let set_len = format::bitset_len(bones);
     let mut sets = vec![vec![0u8; set_len]; BITSET_COUNT];
     for t in tracks.iter().filter(|t| t.class != SubTrackClass::Default) {
-        let set = format::bitset_index(t.class == SubTrackClass::Animated, list_of(t));
+        let set = format::bitset_index(t.class == SubTrackClass::Animated, t.list());
         sets[set][t.bone / 8] |= 1 << (t.bone % 8);
     }
     for set in &sets {
@@ -125,7 +125,7 @@ pub fn write(
     // list's values, raw `f32` or 16-bit integers.
     let constants_offset = out.len();
     let constant = stored(SubTrackClass::Constant);
-    let count = |order: &[usize], list: TrackList| order.iter().filter(|&&i| list_of(&tracks[i]) == list).count();
+    let count = |order: &[usize], list: TrackList| order.iter().filter(|&&i| tracks[i].list() == list).count();
     for list in TrackList::ALL {
         if format::has_grid(list) && count(&constant, list) > 0 && !raw(list) {
             let grid = grids.constants[list as usize].expect("a quantised list without a grid");
@@ -135,7 +135,7 @@ pub fn write(
     for &i in &constant {
         let t = &tracks[i];
         let n = t.components as usize;
-        if raw(list_of(t)) {
+        if raw(t.list()) {
             for c in &t.constant_exact[..n] {
                 out.extend_from_slice(&c.to_le_bytes());
             }
@@ -275,17 +275,11 @@ fn size_bound(
     size
 }
 
-/// The list a stored sub-track belongs to.
 /// Writes a grid: three bases, then three steps.
 fn write_grid(out: &mut Vec<u8>, grid: &ListGrid) {
     for v in grid.base[..3].iter().chain(&grid.step[..3]) {
         out.extend_from_slice(&v.to_le_bytes());
     }
-}
-
-/// The list a stored sub-track belongs to.
-pub fn list_of(t: &SubTrack) -> TrackList {
-    TrackList::of(t.kind, t.components)
 }
 
 fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
@@ -399,7 +393,7 @@ pub fn frame_stream(tracks: &[SubTrack], codes: &[Option<SegmentCode>], samples:
 /// The sub-tracks of `class` in storage order: list by list, each in bone order.
 fn storage_order(tracks: &[SubTrack], class: SubTrackClass) -> Vec<usize> {
     let mut order: Vec<usize> = (0..tracks.len()).filter(|&i| tracks[i].class == class).collect();
-    order.sort_by_key(|&i| (list_of(&tracks[i]), tracks[i].bone));
+    order.sort_by_key(|&i| (tracks[i].list(), tracks[i].bone));
     order
 }
 

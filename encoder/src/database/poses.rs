@@ -24,8 +24,9 @@ use rayon::prelude::*;
 
 use super::{ClipInput, DatabaseError};
 use crate::compress::classify::{constant_value, CLASS_BUDGET};
-use crate::compress::reference::{Lane4, Reference};
+use crate::compress::reference::Reference;
 use crate::compress::shared_pose::SharedPoseValues;
+use crate::compress::values::Lane4;
 use crate::compress::CompressError;
 use crate::error_metric::Affine;
 
@@ -130,7 +131,7 @@ fn group_pose(
 ) -> Result<(Vec<[Lane4; 3]>, i64), DatabaseError> {
     let bones = clips[members[0]].clip.bones.len();
     let sub_tracks = bones * SubTrackKind::ALL.len();
-    let identity = |kind: SubTrackKind| crate::compress::sub_track::default_value(kind, additive);
+    let identity = |kind: SubTrackKind| crate::compress::values::default_value(kind, additive);
     // Each clip's class of every sub-track (kind-major: kind × bones + bone).
     let classes: Vec<Vec<Class>> =
         members.par_iter().map(|&m| with_reference(&clips[m], classes_of)).collect::<Result<_, _>>()?;

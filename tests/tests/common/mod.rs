@@ -98,7 +98,7 @@ pub fn transform_bits(t: &Transform) -> [u32; 10] {
 pub fn load(path: &Path) -> RawClip {
     let text = std::fs::read_to_string(path).expect("read clip");
     let name = path.file_name().unwrap().to_string_lossy().replace(".acl.sjson", "");
-    ossa_encoder::acl_text::read_clip(&text, &name).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    ossa_encoder::formats::acl_text::read_clip(&text, &name).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A local transform in `f64`.

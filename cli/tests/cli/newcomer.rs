@@ -68,5 +68,5 @@ fn the_readme_opens_with_commands_that_leave_the_tree_clean() {
     let ignored = fs::read_to_string(root.join(".gitignore")).unwrap();
     assert!(ignored.lines().any(|l| l.trim() == "target/"));
     assert!(commands[1].starts_with("cargo test --workspace"), "{}", commands[1]);
-    assert!(readme.contains("cargo install --path encoder"), "the README says how to install ossa");
+    assert!(readme.contains("cargo install --path cli"), "the README says how to install ossa");
 }

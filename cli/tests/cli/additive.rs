@@ -2,7 +2,7 @@
 //! clip fields and `base_tracks` are imported, the mode is stored and shown, and a
 //! mistake in them is a one-line error naming the file.
 
-use ossa_encoder::acl_text;
+use ossa_encoder::formats::acl_text;
 
 use crate::{assert_refused, ossa, s, stderr, stdout};
 

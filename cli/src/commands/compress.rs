@@ -5,10 +5,10 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ossa_encoder::acl_text::AclFile;
 use ossa_encoder::compress::scalar::compress_tracks;
+use ossa_encoder::formats::acl_text::AclFile;
 use ossa_encoder::message::{number, path as shown};
-use ossa_encoder::track_list::RawTrackList;
+use ossa_encoder::raw_track_list::RawTrackList;
 use ossa_encoder::{compress, LoopSetting, Settings};
 use serde_json::{json, Value};
 

@@ -12,6 +12,7 @@ mod failure;
 mod input;
 mod memory_limit;
 mod output;
+mod report;
 
 use std::process::ExitCode;
 
@@ -113,8 +114,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let gltf = commands::GltfOptions {
                 rate,
                 animation: match animation {
-                    Some(name) => ossa_encoder::gltf_io::AnimationChoice::Named(name),
-                    None => ossa_encoder::gltf_io::AnimationChoice::All,
+                    Some(name) => ossa_encoder::formats::gltf::AnimationChoice::Named(name),
+                    None => ossa_encoder::formats::gltf::AnimationChoice::All,
                 },
             };
             commands::compress::run(&inputs, &output, &settings, json, shard, &gltf, &limit)
@@ -152,7 +153,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             commands::bench::run(&input, json, cold, database.as_deref(), &limit)
         }
         Command::Stats { inputs, shard, rate, precision, json, report, report_clip } => {
-            let gltf = commands::GltfOptions { rate, animation: ossa_encoder::gltf_io::AnimationChoice::All };
+            let gltf = commands::GltfOptions { rate, animation: ossa_encoder::formats::gltf::AnimationChoice::All };
             let report = report.map(|path| commands::stats::ReportRequest { path, clip: report_clip });
             commands::stats::run(&inputs, precision, json, shard, &gltf, report.as_ref(), &limit)
         }

@@ -1,21 +1,27 @@
-//! ACL's text clip format (`.acl.sjson`, file versions 1 to 5): reading and writing.
+//! Importers and exporters, one folder or file per format. Each turns its format into
+//! the encoder's in-memory clips ([`crate::RawClip`], [`crate::raw_track_list::RawTrackList`])
+//! or writes them back out; none of them compresses.
 //!
-//! Reading ([`read_clip`], [`read_clip_checked`]) turns the text into a validated
-//! [`crate::RawClip`]; every error names the line and column and, where it applies,
-//! the bone and the sample. Writing ([`write_clip`], [`TextWriter`]) produces a clip
-//! any ACL-format tool can read, with the exact `f32` values that were decoded.
+//! - [`acl_text`]: ACL's text clips and scalar track lists (`.acl.sjson`), read and written;
+//! - [`bvh`]: BVH motion capture, read;
+//! - [`gltf`]: glTF 2.0 models, animations read as clips and clips written as models.
 
-pub mod keys;
-mod read;
-mod write;
+pub mod acl_text;
+pub mod bvh;
+pub mod gltf;
 
 use std::fmt;
 
-pub use read::{
-    read_clip, read_clip_checked, read_clip_unskimmed, read_file_checked, read_track_list, AclFile, Declared,
-};
-pub(crate) use write::{list, Quoted};
-pub use write::{write_clip, TextWriter};
+/// The counts a clip declares, known before any of its samples is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Declared {
+    /// Bones.
+    pub bones: usize,
+    /// Samples per track.
+    pub samples: usize,
+    /// Samples per track of an additive clip's base (0 without one).
+    pub base_samples: usize,
+}
 
 /// Why a text clip could not be read.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,9 +52,3 @@ impl fmt::Display for ImportError {
 }
 
 impl std::error::Error for ImportError {}
-
-impl From<crate::sjson::SyntaxError> for ImportError {
-    fn from(e: crate::sjson::SyntaxError) -> ImportError {
-        ImportError { line: Some(e.line), column: Some(e.column), message: e.message }
-    }
-}

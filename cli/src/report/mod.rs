@@ -20,11 +20,11 @@ use std::fmt::Write as _;
 use ossa_decoder::Layout;
 use serde_json::json;
 
-use crate::compress::reference::Reference;
-use crate::compress::Compressed;
-use crate::measure::{measure_visiting, MeasureError};
-use crate::playback::Playback;
-use crate::raw_clip::RawClip;
+use ossa_encoder::compress::reference::Reference;
+use ossa_encoder::compress::Compressed;
+use ossa_encoder::measure::{measure_visiting, MeasureError};
+use ossa_encoder::playback::Playback;
+use ossa_encoder::raw_clip::RawClip;
 
 /// What the report shows of one clip.
 #[derive(Clone, Debug)]

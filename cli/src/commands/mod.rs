@@ -11,8 +11,11 @@ pub mod stats;
 
 use std::path::{Path, PathBuf};
 
-use ossa_encoder::acl_text::AclFile;
-use ossa_encoder::{acl_text, memory, RawClip};
+use ossa_encoder::compress::memory_estimate;
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::formats::acl_text::AclFile;
+use ossa_encoder::formats::Declared;
+use ossa_encoder::RawClip;
 
 use crate::failure::Failure;
 use crate::input::Input;
@@ -37,7 +40,7 @@ pub fn load_file(input: Input, limit: &MemoryLimit) -> Result<AclFile, Failure> 
     let check = memory_check(text.len() as u64, limit);
     // BVH by its extension, or by its first word (standard input, another name).
     if is_bvh(&shown) || text.trim_start_matches('\u{feff}').trim_start().starts_with("HIERARCHY") {
-        return ossa_encoder::bvh::read_bvh_checked(&text, &clip_name(&shown), check)
+        return ossa_encoder::formats::bvh::read_bvh_checked(&text, &clip_name(&shown), check)
             .map(AclFile::Clip)
             .map_err(|e| Failure::at(&shown, e));
     }
@@ -55,7 +58,7 @@ pub struct GltfOptions {
     /// Samples per second.
     pub rate: f64,
     /// Which animations.
-    pub animation: ossa_encoder::gltf_io::AnimationChoice,
+    pub animation: ossa_encoder::formats::gltf::AnimationChoice,
 }
 
 /// Reads a glTF model's animations (each checked against `limit` before its samples
@@ -70,7 +73,7 @@ pub fn load_gltf(
     let dir = shown.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d });
     // Each clip alone against the limit (they are compressed one after another).
     let text_bytes = bytes.len() as u64;
-    let imported = ossa_encoder::gltf_io::read_gltf_checked(&bytes, dir, options.rate, &options.animation, |d| {
+    let imported = ossa_encoder::formats::gltf::read_gltf_checked(&bytes, dir, options.rate, &options.animation, |d| {
         memory_need(text_bytes, limit, d)
     })
     .map_err(|e| Failure::at(&shown, e))?;
@@ -85,17 +88,17 @@ fn is_bvh(path: &Path) -> bool {
 }
 
 /// The check of a clip's declared counts against `limit`.
-fn memory_check(text_bytes: u64, limit: &MemoryLimit) -> impl FnOnce(acl_text::Declared) -> Result<(), String> + '_ {
+fn memory_check(text_bytes: u64, limit: &MemoryLimit) -> impl FnOnce(Declared) -> Result<(), String> + '_ {
     move |declared| memory_need(text_bytes, limit, declared)
 }
 
 /// Whether compressing a clip of the `declared` counts, read from `text_bytes` of
 /// input, fits `limit`.
-fn memory_need(text_bytes: u64, limit: &MemoryLimit, declared: acl_text::Declared) -> Result<(), String> {
+fn memory_need(text_bytes: u64, limit: &MemoryLimit, declared: Declared) -> Result<(), String> {
     let threads = rayon::current_num_threads() as u64;
     // An additive base is sampled at the clip's times: count its samples too.
     let (bones, samples) = (declared.bones as u64, (declared.samples + declared.base_samples) as u64);
-    let needed = memory::compress_estimate(bones, samples, text_bytes, threads);
+    let needed = memory_estimate::compress_estimate(bones, samples, text_bytes, threads);
     if limit.allows(needed) {
         Ok(())
     } else {

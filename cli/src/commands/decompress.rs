@@ -96,7 +96,7 @@ pub fn run(
 const GLTF_BYTES_PER_TRANSFORM: u64 = 200;
 
 /// `ossa decompress IN.ossa -o OUT.gltf`: the clip decoded at every source sample,
-/// written as a glTF model to watch in any viewer ([`ossa_encoder::gltf_io::export`]).
+/// written as a glTF model to watch in any viewer ([`ossa_encoder::formats::gltf::export`]).
 fn gltf<'a>(
     input: &Path,
     output: &Path,
@@ -125,7 +125,7 @@ fn gltf<'a>(
         ));
     }
     let raw = ossa_encoder::decompress::decompress_playing(clip, name, playback).map_err(|e| Failure::at(input, e))?;
-    let text = ossa_encoder::gltf_io::write_gltf(&raw);
+    let text = ossa_encoder::formats::gltf::write_gltf(&raw);
     let mut out = destination.create(output)?;
     out.write_all(text.as_bytes()).map_err(|e| out.failure(e))?;
     out.commit()?;

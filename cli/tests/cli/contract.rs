@@ -2,7 +2,8 @@
 //! one-line errors that name the file and the problem.
 
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
-use ossa_encoder::{acl_text, AlignedBytes};
+use ossa_encoder::formats::acl_text;
+use ossa_encoder::AlignedBytes;
 
 use crate::{assert_refused, clip_text, example, ossa, s, stderr, stdout};
 

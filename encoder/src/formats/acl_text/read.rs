@@ -16,23 +16,12 @@ use ossa_decoder::format::{MAX_BONES, MAX_SAMPLES};
 use ossa_decoder::{Additive, ScalarType};
 
 use super::keys::{self, Section};
-use super::ImportError;
+use super::sjson::{Key, Position, Reader, ValueKind};
+use crate::formats::{Declared, ImportError};
 use crate::memory::{self, OutOfMemory};
 use crate::message::{name as shown, number};
 use crate::raw_clip::{self, AdditiveBase, Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
-use crate::sjson::{Key, Position, Reader, ValueKind};
-use crate::track_list::{RawTrackList, ScalarTrack};
-
-/// The counts a clip declares, known before any of its samples is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Declared {
-    /// Bones.
-    pub bones: usize,
-    /// Samples per track.
-    pub samples: usize,
-    /// Samples per track of an additive clip's base (0 without one).
-    pub base_samples: usize,
-}
+use crate::raw_track_list::{RawTrackList, ScalarTrack};
 
 /// What an `.acl.sjson` file holds: a transform clip or a scalar track list.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,8 +22,8 @@ use std::f64::consts::PI;
 
 use ossa_decoder::format::MAX_BONES;
 
-use crate::acl_text::{Declared, ImportError};
 use crate::compress::additive::hamilton;
+use crate::formats::{Declared, ImportError};
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
 
 /// One joint as the hierarchy declares it.

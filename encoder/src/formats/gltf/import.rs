@@ -19,7 +19,7 @@
 //!   nodes that are not bones, morph-target weights, and skins other than the first go
 //!   into [`GltfImport::notes`].
 //!
-//! Shell distances: as for BVH ([`crate::bvh`]), a bone's length (its longest child
+//! Shell distances: as for BVH ([`crate::formats::bvh`]), a bone's length (its longest child
 //! translation in the bind pose), at least a thousandth of the skeleton's extent.
 
 use std::collections::HashMap;
@@ -30,7 +30,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation, Property};
 
-use crate::acl_text::{Declared, ImportError};
+use crate::formats::{Declared, ImportError};
 use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
 
 /// What a glTF file gave.

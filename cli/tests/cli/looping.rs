@@ -1,7 +1,7 @@
 //! `ossa compress --loop auto|clamp|wrap`, and what `info` and `decompress` say about
 //! a wrapping loop.
 
-use ossa_encoder::acl_text;
+use ossa_encoder::formats::acl_text;
 
 use crate::{assert_error, ossa, s, stderr, stdout};
 

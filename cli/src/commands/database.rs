@@ -10,10 +10,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ossa_encoder::acl_text::AclFile;
+use ossa_encoder::compress::memory_estimate;
 use ossa_encoder::database::{build, DatabaseError, DatabaseSettings, Fidelity};
+use ossa_encoder::formats::acl_text::AclFile;
 use ossa_encoder::message::{number, path as shown};
-use ossa_encoder::{memory, RawClip};
+use ossa_encoder::RawClip;
 use serde_json::{json, Value};
 
 use crate::failure::{note, say, Failure};
@@ -75,8 +76,12 @@ pub fn run(
             continue;
         }
         // Every clip's compression is kept until the database is laid out.
-        estimate =
-            estimate.saturating_add(memory::compress_estimate(clip.bones.len() as u64, clip.sample_count as u64, 0, 1));
+        estimate = estimate.saturating_add(memory_estimate::compress_estimate(
+            clip.bones.len() as u64,
+            clip.sample_count as u64,
+            0,
+            1,
+        ));
         paths.insert(name.clone(), path);
         clips.push((name, clip));
     }

@@ -107,7 +107,7 @@ fn dash_is_standard_output_and_the_summary_goes_to_standard_error() {
     let o = ossa(&["decompress", s(&file), "-o", "-"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    let clip = ossa_encoder::acl_text::read_clip(&text, "x").unwrap();
+    let clip = ossa_encoder::formats::acl_text::read_clip(&text, "x").unwrap();
     assert_eq!((clip.bones.len(), clip.sample_count), (8, 48));
     assert!(stderr(&o).contains("8 bones, 48 samples"), "{}", stderr(&o));
     // `/dev/stdout` is standard output too, even when it is a pipe.

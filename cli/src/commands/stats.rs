@@ -30,7 +30,7 @@ struct Row {
     pairs: f64,
     errors: ErrorStats,
     /// What the report shows of it, when one is written.
-    trace: Option<ossa_encoder::report::ClipTrace>,
+    trace: Option<crate::report::ClipTrace>,
 }
 
 /// `--report PATH [--report-clip NAME]`.
@@ -157,7 +157,7 @@ pub fn run(
 
 /// Writes the report page of `rows` (whole or not at all).
 fn write_report(request: &ReportRequest, rows: &mut [Row]) -> Result<(), Failure> {
-    let traces: Vec<ossa_encoder::report::ClipTrace> = rows.iter_mut().filter_map(|r| r.trace.take()).collect();
+    let traces: Vec<crate::report::ClipTrace> = rows.iter_mut().filter_map(|r| r.trace.take()).collect();
     if traces.is_empty() {
         return Err(Failure::at(&request.path, "no clip was measured: nothing to report"));
     }
@@ -168,7 +168,7 @@ fn write_report(request: &ReportRequest, rows: &mut [Row]) -> Result<(), Failure
         })?,
         None => (0..traces.len()).max_by(|&a, &b| traces[a].max_error().total_cmp(&traces[b].max_error())).unwrap_or(0),
     };
-    let page = ossa_encoder::report::html(&traces, chosen);
+    let page = crate::report::html(&traces, chosen);
     let destination = Destination::resolve(&request.path)?;
     let mut out = destination.create(&request.path)?;
     std::io::Write::write_all(&mut out, page.as_bytes()).map_err(|e| out.failure(e))?;
@@ -212,7 +212,7 @@ fn one(path: &Path, clip: &ossa_encoder::RawClip, settings: &Settings, report: b
     let seconds = started.elapsed().as_secs_f64();
     let trace = if report {
         let name = super::clip_name(path);
-        let trace = ossa_encoder::report::trace(&name, clip, &result, settings.precision)
+        let trace = crate::report::trace(&name, clip, &result, settings.precision)
             .map_err(|e| Failure::at(path, format!("measuring for the report: {e:?}")))?;
         Some(trace)
     } else {

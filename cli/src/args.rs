@@ -230,7 +230,7 @@ impl From<FidelityArg> for ossa_encoder::database::Fidelity {
 
 /// `--rate`: samples per second, above 0 and at most 10,000.
 fn rate(text: &str) -> Result<f64, String> {
-    let max = ossa_encoder::gltf_io::import::MAX_RATE;
+    let max = ossa_encoder::formats::gltf::import::MAX_RATE;
     match text.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 && r <= max => Ok(r),
         _ => Err(format!("'{text}' is not a sample rate (a number above 0, at most {max})")),

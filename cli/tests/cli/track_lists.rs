@@ -2,7 +2,7 @@
 //! file, `info` describes the result, `decompress` writes a `track_list` file back
 //! whose values are the decoded ones, and list mistakes are one-line errors.
 
-use ossa_encoder::acl_text::read_track_list;
+use ossa_encoder::formats::acl_text::read_track_list;
 
 use crate::{assert_error, assert_refused, ossa, s, stderr, stdout};
 
