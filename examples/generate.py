@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates the synthetic example clips in this folder (ACL text format).
+"""Generates the synthetic example clips in this folder (ACL text format, a BVH file
+and a glTF model).
 
 They are ossa's own: a small waving arm on a bobbing body, so that a fresh clone can
 run the main job with nothing else. Run from the repository root:
@@ -293,6 +294,114 @@ def bvh():
     return "\n".join(lines) + "\n"
 
 
+def skinned():
+    """A small glTF model as some exporters leave one: a skeleton under an "Armature"
+    node that turns it Y-up and scales it by 0.01 (a centimetre rig in a metre scene,
+    as Mixamo rigs come), a skin whose joints are not listed parents first, a mesh,
+    and an animation whose last key (1.05 s) falls between two samples at 30 Hz."""
+    import base64
+    import json
+    import struct
+    # Joints in the skin's order: a child (spine) before its parent (hips).
+    joints = [("spine", [0.0, 12.0, 0.0]), ("hips", [0.0, 95.0, 0.0]), ("head", [0.0, 30.0, 0.0]),
+              ("thigh_l", [9.0, -6.0, 0.0]), ("thigh_r", [-9.0, -6.0, 0.0])]
+    parent = {"spine": "hips", "head": "spine", "thigh_l": "hips", "thigh_r": "hips"}
+    names = [j[0] for j in joints]
+    times = [i * 0.15 for i in range(8)]  # 0 … 1.05 s
+    blob = bytearray()
+    views, accessors = [], []
+
+    def add(values, kind, fmt_char="f", minmax=False):
+        while len(blob) % 4:
+            blob.append(0)
+        flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+        data = struct.pack("<%d%s" % (len(flat), fmt_char), *flat)
+        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(data)})
+        blob.extend(data)
+        accessor = {"bufferView": len(views) - 1, "componentType": 5126, "count": len(values), "type": kind}
+        if minmax:
+            accessor["min"], accessor["max"] = [min(values)], [max(values)]
+        accessors.append(accessor)
+        return len(accessors) - 1
+
+    time_accessor = add(times, "SCALAR", minmax=True)
+    channels, samplers = [], []
+    swings = {"hips": ([0, 1, 0], 0.2, 1), "spine": ([1, 0, 0], 0.15, 2), "thigh_l": ([1, 0, 0], 0.6, 1),
+              "thigh_r": ([1, 0, 0], -0.6, 1)}
+    for name, (axis, size, speed) in swings.items():
+        values = [quat(axis, size * math.sin(speed * 2 * math.pi * t / 1.05)) for t in times]
+        samplers.append({"input": time_accessor, "output": add(values, "VEC4"), "interpolation": "LINEAR"})
+        channels.append({"sampler": len(samplers) - 1, "target": {"node": names.index(name), "path": "rotation"}})
+    bob = [[0.0, 95.0 + 2.0 * math.cos(2 * 2 * math.pi * t / 1.05), 3.0 * t] for t in times]
+    samplers.append({"input": time_accessor, "output": add(bob, "VEC3"), "interpolation": "LINEAR"})
+    channels.append({"sampler": len(samplers) - 1, "target": {"node": names.index("hips"), "path": "translation"}})
+
+    # World bind positions (cm), for the inverse bind matrices and a box at each joint.
+    world = {}
+
+    def position(name):
+        if name not in world:
+            offset = dict(joints)[name]
+            above = position(parent[name]) if name in parent else [0.0, 0.0, 0.0]
+            world[name] = [above[i] + offset[i] for i in range(3)]
+        return world[name]
+
+    inverse = []
+    for name in names:
+        p = position(name)
+        inverse.append([1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, -p[0], -p[1], -p[2], 1.0])
+    inverse_accessor = add(inverse, "MAT4")
+    positions, joint_ids, weights_, indices = [], [], [], []
+    for j, name in enumerate(names):
+        c = position(name)
+        first = len(positions)
+        for corner in range(8):
+            positions.append([c[0] + (2 if corner & 4 else -2), c[1] + (2 if corner & 2 else -2),
+                              c[2] + (2 if corner & 1 else -2)])
+            joint_ids.append([j, 0, 0, 0])
+            weights_.append([1.0, 0.0, 0.0, 0.0])
+        for face in [[0, 1, 3, 0, 3, 2], [4, 6, 7, 4, 7, 5], [0, 4, 5, 0, 5, 1], [2, 3, 7, 2, 7, 6],
+                     [0, 2, 6, 0, 6, 4], [1, 5, 7, 1, 7, 3]]:
+            indices += [first + i for i in face]
+    position_accessor = add(positions, "VEC3")
+    accessors[position_accessor]["min"] = [min(p[i] for p in positions) for i in range(3)]
+    accessors[position_accessor]["max"] = [max(p[i] for p in positions) for i in range(3)]
+    weight_accessor = add(weights_, "VEC4")
+    joint_accessor = add(joint_ids, "VEC4", "H")
+    accessors[joint_accessor]["componentType"] = 5123
+    index_accessor = add(indices, "SCALAR", "I")
+    accessors[index_accessor]["componentType"] = 5125
+
+    nodes = []
+    for name, offset in joints:
+        node = {"name": name, "translation": offset}
+        children = [names.index(c) for c, p in parent.items() if p == name]
+        if children:
+            node["children"] = sorted(children)
+        nodes.append(node)
+    root_turn = quat([1, 0, 0], -math.pi / 2)
+    nodes.append({"name": "Armature", "rotation": root_turn, "scale": [0.01, 0.01, 0.01],
+                  "children": [names.index("hips"), len(joints) + 1]})
+    nodes.append({"name": "Body", "mesh": 0, "skin": 0})
+    document = {
+        "asset": {"version": "2.0", "generator": "ossa examples/generate.py"},
+        "scene": 0,
+        "scenes": [{"nodes": [len(joints)]}],
+        "nodes": nodes,
+        "meshes": [{"name": "Body", "primitives": [{"attributes": {
+            "POSITION": position_accessor, "JOINTS_0": joint_accessor, "WEIGHTS_0": weight_accessor},
+            "indices": index_accessor}]}],
+        "skins": [{"name": "Armature", "joints": list(range(len(joints))),
+                   "inverseBindMatrices": inverse_accessor}],
+        "animations": [{"name": "Walk", "channels": channels, "samplers": samplers}],
+        "buffers": [{"byteLength": len(blob),
+                     "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(blob)).decode()}],
+        "bufferViews": views,
+        "accessors": accessors,
+    }
+    return json.dumps(document, indent=1) + "\n"
+
+
 if __name__ == "__main__":
     with open("examples/wave.acl.sjson", "w") as f:
         f.write(wave())
@@ -314,3 +423,5 @@ if __name__ == "__main__":
         f.write(glide())
     with open("examples/walk.bvh", "w") as f:
         f.write(bvh())
+    with open("examples/skinned.gltf", "w") as f:
+        f.write(skinned())

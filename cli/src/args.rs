@@ -46,9 +46,12 @@ pub enum Command {
         /// glTF models: the animation to compress, by name or index (default: all).
         #[arg(long, value_name = "NAME|INDEX")]
         animation: Option<String>,
-        /// Largest object-space error allowed on any virtual vertex, in the clip's units.
-        #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
-        precision: f64,
+        /// Largest object-space error allowed on any virtual vertex, in the units the
+        /// skeleton is seen in: an ACL text clip's or BVH file's own (default 0.01,
+        /// ACL's centimetres), a glTF model's scene, its armature's transform applied
+        /// (default 0.0001: metres, by the glTF specification).
+        #[arg(long, value_parser = precision, allow_negative_numbers = true)]
+        precision: Option<f64>,
         /// Leave out the metadata section (names, parents, bind pose): only what a
         /// game needs to sample poses.
         #[arg(long)]
@@ -194,9 +197,10 @@ pub enum Command {
         /// glTF models: samples per second the animations are resampled at.
         #[arg(long, default_value_t = 30.0, value_parser = rate)]
         rate: f64,
-        /// Largest object-space error allowed, in the clips' units.
-        #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
-        precision: f64,
+        /// Largest object-space error allowed, in the units the skeleton is seen in
+        /// (see compress --precision; default 0.01, and 0.0001 for glTF models).
+        #[arg(long, value_parser = precision, allow_negative_numbers = true)]
+        precision: Option<f64>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,

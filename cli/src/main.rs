@@ -101,7 +101,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             json,
         } => {
             let settings = ossa_encoder::Settings {
-                precision,
+                precision: precision.unwrap_or(ossa_encoder::Settings::default().precision),
                 include_metadata: !strip_metadata,
                 segment_len,
                 looping: looping.into(),
@@ -113,6 +113,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let gltf = commands::GltfOptions {
                 rate,
+                precision: precision.unwrap_or(ossa_encoder::formats::gltf::DEFAULT_PRECISION),
                 animation: match animation {
                     Some(name) => ossa_encoder::formats::gltf::AnimationChoice::Named(name),
                     None => ossa_encoder::formats::gltf::AnimationChoice::All,
@@ -153,8 +154,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
             commands::bench::run(&input, json, cold, database.as_deref(), &limit)
         }
         Command::Stats { inputs, shard, rate, precision, json, report, report_clip } => {
-            let gltf = commands::GltfOptions { rate, animation: ossa_encoder::formats::gltf::AnimationChoice::All };
+            let gltf = commands::GltfOptions {
+                rate,
+                precision: precision.unwrap_or(ossa_encoder::formats::gltf::DEFAULT_PRECISION),
+                animation: ossa_encoder::formats::gltf::AnimationChoice::All,
+            };
             let report = report.map(|path| commands::stats::ReportRequest { path, clip: report_clip });
+            let precision = precision.unwrap_or(ossa_encoder::Settings::default().precision);
             commands::stats::run(&inputs, precision, json, shard, &gltf, report.as_ref(), &limit)
         }
     }

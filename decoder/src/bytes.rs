@@ -23,6 +23,12 @@ pub fn f32_at(bytes: &[u8], offset: usize) -> Option<f32> {
     u32_at(bytes, offset).map(f32::from_bits)
 }
 
+/// The bytes `start..end` as UTF-8 text, if they are inside `bytes` and valid.
+#[inline]
+pub fn str_at(bytes: &[u8], start: usize, end: usize) -> Option<&str> {
+    core::str::from_utf8(bytes.get(start..end)?).ok()
+}
+
 /// The `len` bytes at `offset`, checked to be inside `bytes` and 16-byte aligned.
 pub fn aligned_section(bytes: &[u8], offset: u32, len: u64, section: Section) -> Result<&[u8], Error> {
     let offset = offset as usize;

@@ -345,7 +345,7 @@ impl<'a> Clip<'a> {
         if flags & FLAG_HAS_METADATA != 0 {
             let meta = aligned_section(bytes, meta_offset, u64::from(meta_size), Section::Metadata)?;
             *work = work.saturating_add(u64::from(bone_count));
-            clip.metadata = Some(Metadata::parse(meta, bone_count)?);
+            clip.metadata = Some(Metadata::parse(meta, bone_count, minor)?);
         } else if meta_offset != 0 || meta_size != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
         }

@@ -153,8 +153,8 @@ fn between(start: u32, local: u32, present: u32, k0: u32, k1: u32, alpha: f32) -
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 464 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
-/// is 360 (the validated header, section offsets, where each list starts and the
+/// Size: 472 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 368 (the validated header, section offsets, where each list starts and the
 /// shared pose's values, so nothing is re-read, re-checked or re-summed per call); it
 /// lives on the caller's stack and allocates nothing.
 #[derive(Clone, Copy, Debug)]

@@ -16,10 +16,11 @@ use crate::clip::{read_header, validate_segments, SegmentShape};
 use crate::error::{Error, Section};
 use crate::format::{
     self, ClipHeader, Looping, ScalarDescription, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, KIND_SCALAR_TRACKS, MAX_BONES,
-    MAX_SAMPLES, MAX_SEGMENT_LEN, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, MINOR_METADATA_RECORDS, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
 };
 use crate::quantization::decode_components;
 use crate::sampler::{Key, Position};
+use crate::scalar_metadata::ScalarMetadata;
 
 /// The kind of values a scalar track list holds (ACL's track types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +97,7 @@ pub struct ScalarClip<'a> {
     remap: Option<usize>,
     animated_count: u32,
     frame_directory_len: u32,
+    metadata: Option<ScalarMetadata<'a>>,
 }
 
 impl<'a> ScalarClip<'a> {
@@ -103,19 +105,22 @@ impl<'a> ScalarClip<'a> {
     /// proportional to its metadata, or says what is wrong.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
         let (header, bytes) = read_header(bytes)?;
-        // Scalar track lists may wrap, and carry no root motion or metadata.
+        // Scalar track lists may wrap, and carry no root motion; metadata from 3.2.
         if header.kind != KIND_SCALAR_TRACKS {
             return Err(Error::UnsupportedKind(header.kind));
         }
         let flags = header.flags.get();
-        let unknown = flags & !(FLAG_LOOP_WRAP | FLAG_HAS_METADATA);
-        if unknown != 0 || flags & FLAG_HAS_METADATA != 0 {
-            return Err(Error::UnknownFlags(flags & !FLAG_LOOP_WRAP));
+        let minor = header.version_minor.get();
+        let known = if minor >= MINOR_METADATA_RECORDS { FLAG_LOOP_WRAP | FLAG_HAS_METADATA } else { FLAG_LOOP_WRAP };
+        if flags & !known != 0 {
+            return Err(Error::UnknownFlags(flags & !known));
         }
         if header.additive != 0 {
             return Err(Error::UnsupportedAdditive(header.additive));
         }
-        if header.raw_constants != 0 || header.metadata_offset.get() != 0 || header.metadata_size.get() != 0 {
+        let (meta_offset, meta_size) = (header.metadata_offset.get(), header.metadata_size.get());
+        let no_metadata = flags & FLAG_HAS_METADATA == 0;
+        if header.raw_constants != 0 || (no_metadata && (meta_offset != 0 || meta_size != 0)) {
             return Err(Error::NonZeroReserved(Section::Header));
         }
         let (tracks, samples) = (header.bone_count.get(), header.sample_count.get());
@@ -222,7 +227,7 @@ impl<'a> ScalarClip<'a> {
             holes: false,
         };
         validate_segments(bytes, &shape, |_| c, &mut 0)?;
-        Ok(ScalarClip {
+        let mut clip = ScalarClip {
             bytes,
             header,
             track_type,
@@ -232,7 +237,19 @@ impl<'a> ScalarClip<'a> {
             remap: remap_at,
             animated_count,
             frame_directory_len,
-        })
+            metadata: None,
+        };
+        if !no_metadata {
+            let meta = aligned_section(bytes, meta_offset, u64::from(meta_size), Section::Metadata)?;
+            clip.metadata = Some(ScalarMetadata::parse(meta, tracks, |t| clip.output_index(t).unwrap_or(u32::MAX))?);
+        }
+        Ok(clip)
+    }
+
+    /// The optional metadata (3.2): the list's name, and every source track's name,
+    /// precision and output index.
+    pub fn metadata(&self) -> Option<ScalarMetadata<'a>> {
+        self.metadata
     }
 
     /// The type of every track.
@@ -375,8 +392,23 @@ impl<'a> ScalarSampler<'a> {
     /// track are left as they are. `out` must hold [`ScalarClip::output_count`] tracks.
     pub fn decompress_tracks(&self, out: &mut [f32]) -> Result<(), Error> {
         let clip = &self.clip;
+        self.decode_into(out, clip.output_count, |t| clip.output_index(t).unwrap_or(0))
+    }
+
+    /// Decodes every stored track by its place among the stored tracks rather than
+    /// its output index: stored track `t` goes to `out[t·c .. t·c + c]`. `out` must
+    /// hold [`ScalarClip::track_count`] tracks. (Tools that write every track out,
+    /// two of one output index included, use this.)
+    pub fn decompress_stored_tracks(&self, out: &mut [f32]) -> Result<(), Error> {
+        self.decode_into(out, self.clip.track_count, |t| t)
+    }
+
+    /// Decodes every stored track `t` into slot `slot(t)` of `out`, which must hold
+    /// `slots` tracks.
+    fn decode_into(&self, out: &mut [f32], slots: u32, slot: impl Fn(u32) -> u32) -> Result<(), Error> {
+        let clip = &self.clip;
         let c = clip.track_type.components();
-        let needed = (clip.output_count as usize).saturating_mul(c);
+        let needed = (slots as usize).saturating_mul(c);
         if out.len() < needed {
             return Err(Error::FloatOutputTooSmall { len: out.len() as u32, needed: needed as u32 });
         }
@@ -425,7 +457,7 @@ impl<'a> ScalarSampler<'a> {
                 }
                 animated = animated.saturating_add(1);
             }
-            let output = (clip.output_index(t as u32).unwrap_or(0) as usize).saturating_mul(c);
+            let output = (slot(t as u32) as usize).saturating_mul(c);
             if let (Some(slot), Some(v)) = (out.get_mut(output..output.saturating_add(c)), value.get(..c)) {
                 slot.copy_from_slice(v);
             }

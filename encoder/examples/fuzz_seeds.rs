@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(out.join("text").join(format!("clip{i}")), &text)?;
         // Track lists: compressed as scalar lists (kind 1) for the decoder targets.
         if let Ok(list) = acl_text::read_track_list(&text, "seed") {
-            if let Ok(compressed) = ossa_encoder::compress::scalar::compress_tracks(&list, 16) {
+            if let Ok(compressed) = ossa_encoder::compress::scalar::compress_tracks(&list, &Default::default()) {
                 let mut decode = vec![0x00, 0x00, 0x00, 0x3f, 0, 0, 0, 0];
                 decode.extend_from_slice(&compressed.bytes);
                 std::fs::write(out.join("decode").join(format!("list{i}")), &decode)?;

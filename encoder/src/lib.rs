@@ -27,4 +27,4 @@ pub mod raw_track_list;
 
 pub use aligned::AlignedBytes;
 pub use compress::{compress, CompressError, Compressed, LoopSetting, Settings};
-pub use raw_clip::{AdditiveBase, Bone, BoneTrack, ClipError, RawClip, RawTransform};
+pub use raw_clip::{AdditiveBase, Bone, BoneTrack, ClipError, RawClip, RawTransform, RootPlacement, SourceSkeleton};

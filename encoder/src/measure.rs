@@ -143,7 +143,7 @@ pub fn measure_visiting<'b>(
             let local = reference.affine_of(s, b, &values);
             object[b] = match reference.parent(b) {
                 Some(p) => object[p].then(&local),
-                None => local,
+                None => reference.root_object(b, local),
             };
             let e = reference.error(s, b, &object[b]);
             visit(s, b, e, &object[b]);

@@ -69,6 +69,72 @@ pub struct RawClip {
     pub tracks: Vec<BoneTrack>,
     /// For an additive clip: how it applies and the base it applies to.
     pub additive: Option<AdditiveBase>,
+    /// What the source says of the skeleton beyond its bones: its own joint order
+    /// and the transforms above its roots (glTF). Empty for ACL and BVH clips.
+    pub source: SourceSkeleton,
+}
+
+/// What a source says of its skeleton beyond the bones themselves, kept so that the
+/// clip goes back out as it came in (`ossa decompress -o X.gltf`) and the bound is
+/// held in the units the model is seen in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SourceSkeleton {
+    /// For bone `i`, its index among the source's joints; empty when bone `i` is
+    /// joint `i` (the importer reorders only joints listed before their parents).
+    pub joint_order: Vec<usize>,
+    /// The transforms above some of the skeleton's roots in the source's scene (a
+    /// glTF armature node's scale and orientation), by increasing root bone. The
+    /// precision is held, and the error measured, in the scene they place the roots
+    /// in.
+    pub root_placements: Vec<RootPlacement>,
+}
+
+/// The transform above one of the skeleton's roots: a point `p` of the root's parent
+/// space is at `matrix · (p, 1)` in the scene.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootPlacement {
+    /// The root bone.
+    pub bone: usize,
+    /// A 3 × 4 affine matrix, row by row.
+    pub matrix: [f64; 12],
+}
+
+impl RootPlacement {
+    /// The placement as the error metric's affine transform.
+    pub fn affine(&self) -> crate::error_metric::Affine {
+        let m = &self.matrix;
+        crate::error_metric::Affine {
+            m: [[m[0], m[4], m[8]], [m[1], m[5], m[9]], [m[2], m[6], m[10]]],
+            t: [m[3], m[7], m[11]],
+        }
+    }
+
+    /// The largest factor by which the placement stretches a length (the largest
+    /// singular value of its linear part): an error of `e` below it is at most
+    /// `e` times this in the scene.
+    pub fn stretch(&self) -> f64 {
+        let a = self.affine().m;
+        // Power iteration on AᵀA (symmetric, positive semi-definite): its largest
+        // eigenvalue is the square of the largest singular value.
+        let ata: [[f64; 3]; 3] =
+            std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * a[j][k]).sum()));
+        let mut v = [1.0, 0.7548776662466927, 0.5698402909980532];
+        let mut lambda = 0.0;
+        for _ in 0..100 {
+            let w: [f64; 3] = std::array::from_fn(|i| (0..3).map(|j| ata[i][j] * v[j]).sum());
+            let n = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+            if !(n > 0.0 && n.is_finite()) {
+                return 0.0;
+            }
+            let done = (n - lambda).abs() <= n * 1e-15;
+            lambda = n;
+            v = w.map(|x| x / n);
+            if done {
+                break;
+            }
+        }
+        lambda.sqrt()
+    }
 }
 
 /// The base of an additive clip: the pose the additive tracks apply to, which the
@@ -106,6 +172,8 @@ pub enum ClipError {
     TooLarge(String),
     /// The additive base is inconsistent with the clip.
     BadAdditiveBase(String),
+    /// The source's joint order or root placements are inconsistent with the bones.
+    BadSource(String),
     /// A bone's parent is not an earlier bone.
     BadParent {
         /// Bone name.
@@ -174,6 +242,7 @@ impl fmt::Display for ClipError {
             },
             ClipError::TooLarge(what) => write!(f, "{what}"),
             ClipError::BadAdditiveBase(what) => write!(f, "additive base: {what}"),
+            ClipError::BadSource(what) => write!(f, "skeleton source: {what}"),
             ClipError::BadParent { bone } => {
                 write!(f, "bone '{}': parent must be a bone listed before it", shown(bone))
             }
@@ -298,6 +367,7 @@ impl RawClip {
             }
         }
         check_tracks(&self.bones, &self.tracks, self.sample_count, ["rotations", "translations", "scales"])?;
+        self.check_source()?;
         if let Some(base) = &self.additive {
             if base.format == Additive::None {
                 return Err(ClipError::BadAdditiveBase("an additive base needs an additive format".into()));
@@ -332,6 +402,50 @@ impl RawClip {
                 base.sample_count,
                 ["base rotations", "base translations", "base scales"],
             )?;
+        }
+        Ok(())
+    }
+}
+
+impl RawClip {
+    /// Checks [`RawClip::source`]: a joint order is a permutation of the bones, and
+    /// placements are of distinct roots, in increasing order, finite and invertible.
+    fn check_source(&self) -> Result<(), ClipError> {
+        let source = &self.source;
+        let bad = |what: String| Err(ClipError::BadSource(what));
+        if !source.joint_order.is_empty() {
+            let mut seen = vec![false; self.bones.len()];
+            if source.joint_order.len() != self.bones.len() {
+                return bad(format!(
+                    "a joint order of {} entries for {} bones",
+                    source.joint_order.len(),
+                    self.bones.len()
+                ));
+            }
+            for (b, &j) in source.joint_order.iter().enumerate() {
+                if j >= seen.len() || std::mem::replace(&mut seen[j], true) {
+                    return bad(format!("bone {b}'s joint index {j} is out of range or repeated"));
+                }
+            }
+        }
+        let mut previous = None;
+        for p in &source.root_placements {
+            let Some(bone) = self.bones.get(p.bone) else {
+                return bad(format!("a placement of bone {}, beyond the {} bones", p.bone, self.bones.len()));
+            };
+            if bone.parent.is_some() || previous.is_some_and(|q| p.bone <= q) {
+                return bad(format!(
+                    "a placement of bone '{}', which is not a root or is placed twice",
+                    shown(&bone.name)
+                ));
+            }
+            if p.matrix.iter().any(|v| !v.is_finite() || v.abs() > f64::from(f32::MAX)) || p.stretch() <= 0.0 {
+                return bad(format!(
+                    "the placement of root '{}' is not a finite, invertible transform",
+                    shown(&bone.name)
+                ));
+            }
+            previous = Some(p.bone);
         }
         Ok(())
     }

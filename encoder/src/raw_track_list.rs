@@ -11,7 +11,7 @@ use crate::message::name as shown;
 use crate::raw_clip::sample_rate_problem;
 
 /// ACL's output index of a track left out of the compressed data.
-pub const NO_OUTPUT: u32 = u32::MAX;
+pub const NO_OUTPUT: u32 = ossa_decoder::format::NO_OUTPUT;
 
 /// One scalar track.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +74,21 @@ impl RawTrackList {
             let name = shown(&track.name);
             if !(track.precision.is_finite() && track.precision > 0.0 && track.precision <= f64::from(f32::MAX)) {
                 return fail(format!("track '{name}': precision {} is not a positive number", track.precision));
+            }
+            if track.precision < f64::from(f32::MIN_POSITIVE) {
+                return fail(format!(
+                    "track '{name}': precision {} is below the single-precision range (about 1.2e-38)",
+                    track.precision
+                ));
+            }
+            if track.name.len() > usize::from(u16::MAX) {
+                return fail(format!("track '{name}': name longer than 65535 bytes"));
+            }
+            if track.output_index != NO_OUTPUT && track.output_index >= MAX_BONES {
+                return fail(format!(
+                    "track '{name}': output index {} is beyond the format's {MAX_BONES} outputs",
+                    track.output_index
+                ));
             }
             if track.values.len() != self.sample_count {
                 return fail(format!(

@@ -76,7 +76,18 @@ fn clip(u: &mut Unstructured) -> Result<(RawClip, f64)> {
     }
     let sample_rate = if bool::arbitrary(u)? { 30.0 } else { number(u)? };
     let precision = [0.01, 0.001, 1.0, 1e-6, 100.0][usize::from(u.int_in_range(0..=4u8)?)];
-    Ok((RawClip { name: "fuzz".into(), sample_rate, sample_count: samples, bones, tracks, additive: None }, precision))
+    Ok((
+        RawClip {
+            name: "fuzz".into(),
+            sample_rate,
+            sample_count: samples,
+            bones,
+            tracks,
+            additive: None,
+            source: Default::default(),
+        },
+        precision,
+    ))
 }
 
 /// The looping setting, and the clip closed into a loop (its first sample appended

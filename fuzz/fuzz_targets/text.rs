@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
     // every track's precision when they are.
     if let Ok(list) = acl_text::read_track_list(text, "fuzz") {
         if list.tracks.len().saturating_mul(list.sample_count) <= BUDGET {
-            if let Ok(out) = ossa_encoder::compress::scalar::compress_tracks(&list, 16) {
+            if let Ok(out) = ossa_encoder::compress::scalar::compress_tracks(&list, &Default::default()) {
                 assert!(out.max_error_ratio <= 1.0, "track list error above its precision: {}", out.max_error_ratio);
             }
         }

@@ -105,6 +105,7 @@ fn extreme(bones: usize, samples: usize, precision: f64, seed: u64) -> (RawClip,
         bones: vec![],
         tracks: vec![],
         additive: None,
+        source: Default::default(),
     };
     for b in 0..bones {
         clip.bones.push(Bone {

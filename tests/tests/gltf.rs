@@ -170,9 +170,13 @@ fn resampled_values_follow_the_gltf_interpolation_rules() {
         let bone = clip.bones.iter().position(|b| b.name == node_name).unwrap();
         let track = &clip.tracks[bone];
         let mut between = 0;
+        // The samples run from 0 to the last key, that key included: at 17 Hz, or
+        // just above when the last key falls between samples.
+        let last = *keys.times.last().unwrap();
+        assert!(clip.sample_rate >= rate && clip.sample_rate < rate * (1.0 + 1.0 / (last * rate)), "{name}");
         for s in 0..clip.sample_count {
-            let t = s as f64 / rate;
-            let expected = spec_value(keys, t.min(*keys.times.last().unwrap()));
+            let t = if s + 1 == clip.sample_count { last } else { s as f64 / clip.sample_rate };
+            let expected = spec_value(keys, t.min(last));
             let got: Vec<f64> = match keys.path {
                 gltf::animation::Property::Rotation => track.rotations[s].to_vec(),
                 gltf::animation::Property::Translation => track.translations[s].to_vec(),

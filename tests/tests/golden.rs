@@ -513,7 +513,7 @@ fn the_scalar_track_list_golden_file_encodes_and_decodes_bit_for_bit() {
     let source = common::repo_root().join("examples/weights.acl.sjson");
     let list =
         ossa_encoder::formats::acl_text::read_track_list(&std::fs::read_to_string(source).unwrap(), "weights").unwrap();
-    let encoded = ossa_encoder::compress::scalar::compress_tracks(&list, 16).unwrap().bytes;
+    let encoded = ossa_encoder::compress::scalar::compress_tracks(&list, &Default::default()).unwrap().bytes;
     let (ossa_path, values_path) = (golden_dir().join("weights.ossa"), golden_dir().join("weights.expected.txt"));
     let times = |clip: &ScalarClip| -> Vec<f32> {
         let steps = 2 * clip.sample_count();

@@ -109,6 +109,7 @@ fn clip(shape: &Shape) -> RawClip {
         bones: skeleton,
         tracks,
         additive: None,
+        source: Default::default(),
     }
 }
 
@@ -166,14 +167,14 @@ fn the_estimate_covers_the_peak_on_every_shape() {
     }
 }
 
-/// `decompress::write_text` streams: its peak heap is the decode buffer it is
+/// `acl_text::write_text` streams: its peak heap is the decode buffer it is
 /// given, whatever the sample count, and both of its paths (bones in groups, or one
 /// sample at a time when a bone alone exceeds the buffer) write the same text.
 #[test]
 fn streaming_decompression_memory_does_not_grow_with_the_sample_count() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     use ossa_decoder::Clip;
-    use ossa_encoder::decompress::write_text_within;
+    use ossa_encoder::formats::acl_text::write_text_within;
 
     let budget = 1 << 20;
     let mut peaks = Vec::new();
@@ -201,8 +202,20 @@ fn streaming_decompression_memory_does_not_grow_with_the_sample_count() {
         let small = write_text_within(&decoded, "long", Vec::new(), 64 << 10).unwrap();
         let large = write_text_within(&decoded, "long", Vec::new(), 64 << 20).unwrap();
         assert_eq!(small, large);
+        // The same clip as decoding it whole in memory: names, and every value as the
+        // same f32 (the stream writes each in its shortest form).
         let whole = ossa_encoder::decompress::decompress(&decoded, "long").unwrap();
-        assert_eq!(String::from_utf8(large).unwrap(), acl_text::write_clip(&whole));
+        let streamed = acl_text::read_clip(&String::from_utf8(large).unwrap(), "x").unwrap();
+        assert_eq!((&streamed.name, streamed.sample_count, streamed.bones.len()), (&whole.name, whole.sample_count, 3));
+        // (Rotations are normalised again in f64 on import: equal to within that.)
+        let single = |track: &ossa_encoder::BoneTrack| -> Vec<f32> {
+            track.translations.iter().flatten().chain(track.scales.iter().flatten()).map(|&v| v as f32).collect()
+        };
+        for (a, b) in streamed.tracks.iter().zip(&whole.tracks) {
+            assert_eq!(single(a), single(b));
+            let rotations = a.rotations.iter().flatten().zip(b.rotations.iter().flatten());
+            assert!(rotations.into_iter().all(|(x, y)| (x - y).abs() < 1e-6));
+        }
     }
     // The last clip's bones each exceed the buffer: decoded sample by sample.
     assert!(peaks[2] < 64 << 10, "{peaks:?}");

@@ -95,7 +95,7 @@ fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
     let stride = compress(&raw, &settings).unwrap().bytes;
     let text = std::fs::read_to_string(common::repo_root().join("examples/weights.acl.sjson")).unwrap();
     let list = ossa_encoder::formats::acl_text::read_track_list(&text, "weights").unwrap();
-    let weights = ossa_encoder::compress::scalar::compress_tracks(&list, 16).unwrap().bytes;
+    let weights = ossa_encoder::compress::scalar::compress_tracks(&list, &Default::default()).unwrap().bytes;
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
     let mut floats = [0.0f32; 64];
     let n = allocations(|| {

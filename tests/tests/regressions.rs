@@ -14,6 +14,7 @@ fn one_bone(sample_rate: f64, translation: [f64; 3]) -> RawClip {
             scales: vec![[1.0; 3]; 2],
         }],
         additive: None,
+        source: Default::default(),
     }
 }
 

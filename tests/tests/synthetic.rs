@@ -75,6 +75,7 @@ fn make(spec: &Spec, seed: u64) -> RawClip {
         bones,
         tracks,
         additive: None,
+        source: Default::default(),
     }
 }
 

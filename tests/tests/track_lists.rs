@@ -46,7 +46,7 @@ fn every_shared_track_list_round_trips_within_each_tracks_precision_and_below_ac
     for (name, acl) in ACL_BYTES {
         let path = dir.join(format!("track_list_{name}.acl.sjson"));
         let list = read_track_list(&std::fs::read_to_string(&path).unwrap(), name).unwrap();
-        let out = compress_tracks(&list, 16).unwrap();
+        let out = compress_tracks(&list, &Default::default()).unwrap();
         let ratio = worst_ratio(&list, &out.bytes);
         assert!(ratio <= 1.0, "{name}: an error of {ratio} times the precision");
         assert!(out.max_error_ratio <= 1.0);
@@ -69,14 +69,14 @@ fn output_indices_place_tracks_and_stripped_tracks_are_not_stored() {
     let text = std::fs::read_to_string(dir.join("track_list_remap_output.acl.sjson")).unwrap();
     let list = read_track_list(&text, "remap").unwrap();
     assert_eq!(list.tracks.iter().map(|t| t.output_index).collect::<Vec<_>>(), [3, 0, 2, 1]);
-    let out = compress_tracks(&list, 16).unwrap();
+    let out = compress_tracks(&list, &Default::default()).unwrap();
     let clip = ScalarClip::from_bytes(&out.bytes).unwrap();
     assert_eq!((0..4).map(|t| clip.output_index(t).unwrap()).collect::<Vec<_>>(), [3, 0, 2, 1]);
     assert!(worst_ratio(&list, &out.bytes) <= 1.0);
 
     let text = std::fs::read_to_string(dir.join("no_output_scalar_tracks.acl.sjson")).unwrap();
     let stripped = read_track_list(&text, "none").unwrap();
-    let out = compress_tracks(&stripped, 16).unwrap();
+    let out = compress_tracks(&stripped, &Default::default()).unwrap();
     let clip = ScalarClip::from_bytes(&out.bytes).unwrap();
     assert_eq!((clip.track_count(), clip.output_count()), (0, 0));
 }
@@ -108,7 +108,7 @@ fn a_long_list_of_every_class_holds_each_precision() {
             track("wild", 1e-6, 3, &|s| [if s % 2 == 0 { 3e38 } else { -3e38 }, 1e-7 * s as f64, 0.0, 0.0]),
         ],
     };
-    let out = compress_tracks(&list, 16).unwrap();
+    let out = compress_tracks(&list, &Default::default()).unwrap();
     let clip = ScalarClip::from_bytes(&out.bytes).unwrap();
     assert!(clip.segment_count() > 1);
     assert_eq!((clip.track_count(), clip.output_count()), (5, 5));
@@ -123,7 +123,7 @@ fn a_long_list_of_every_class_holds_each_precision() {
 fn corrupted_track_lists_are_refused_or_decode_without_a_panic() {
     let path = common::repo_root().join("examples/weights.acl.sjson");
     let list = read_track_list(&std::fs::read_to_string(path).unwrap(), "weights").unwrap();
-    let bytes = compress_tracks(&list, 16).unwrap().bytes;
+    let bytes = compress_tracks(&list, &Default::default()).unwrap().bytes;
     let mut accepted = 0;
     for i in 0..bytes.len() {
         for mask in [0x01u8, 0x80, 0xff] {
@@ -155,7 +155,7 @@ fn corrupted_track_lists_are_refused_or_decode_without_a_panic() {
 fn a_short_output_slice_is_refused() {
     let path = common::repo_root().join("examples/weights.acl.sjson");
     let list = read_track_list(&std::fs::read_to_string(path).unwrap(), "weights").unwrap();
-    let bytes = compress_tracks(&list, 16).unwrap().bytes;
+    let bytes = compress_tracks(&list, &Default::default()).unwrap().bytes;
     let sampler = ScalarSampler::new(ScalarClip::from_bytes(&bytes).unwrap());
     let mut out = [7.0f32; 11];
     let e = sampler.decompress_tracks(&mut out).unwrap_err();
@@ -169,7 +169,7 @@ fn a_short_output_slice_is_refused() {
 fn an_output_count_beyond_the_track_limit_is_refused() {
     let path = common::repo_root().join("examples/weights.acl.sjson");
     let list = read_track_list(&std::fs::read_to_string(path).unwrap(), "weights").unwrap();
-    let bytes = compress_tracks(&list, 16).unwrap().bytes;
+    let bytes = compress_tracks(&list, &Default::default()).unwrap().bytes;
     let descriptions = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
     let mut b = bytes.to_vec();
     b[descriptions + 4..descriptions + 8].copy_from_slice(&65_536u32.to_le_bytes());

@@ -5,7 +5,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ossa_encoder::compress::scalar::compress_tracks;
+use ossa_encoder::compress::scalar::{compress_tracks, TrackSettings};
 use ossa_encoder::formats::acl_text::AclFile;
 use ossa_encoder::message::{number, path as shown};
 use ossa_encoder::raw_track_list::RawTrackList;
@@ -141,13 +141,14 @@ fn one(
             note(n);
         }
         let probe = Input::open(input)?;
+        let settings = Settings { precision: gltf.precision, ..settings.clone() };
         return clips
             .iter()
             .zip(&targets)
             .map(|(clip, path)| {
                 let destination = Destination::resolve(path)?;
                 probe.check_not(destination.identity().as_ref())?;
-                compress_clip(&shown, clip, path, destination, settings)
+                compress_clip(&shown, clip, path, destination, &settings)
             })
             .collect();
     }
@@ -213,6 +214,8 @@ fn compress_clip(
         "ratio": ratio,
         "max_error": result.errors.max_error,
         "precision": precision,
+        "skeleton_size": result.skeleton_size,
+        "max_error_of_size": result.errors.max_error / result.skeleton_size,
         "looping": result.looping.name(),
         "loop_end_error": result.errors.loop_end_error,
         "stripped_frames": result.stripped_frames,
@@ -228,13 +231,16 @@ fn compress_clip(
         String::new()
     };
     let text = format!(
-        "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {:.6} (precision {}), {}{stripped}, {seconds:.3} s",
+        "{} -> {}: raw {raw} B, compressed {} B (ratio {ratio:.2}:1), file {} B, max error {} (precision {}; {} of the \
+         skeleton's size, {}), {}{stripped}, {seconds:.3} s",
         shown(&input),
         shown(output),
         result.compressed_bytes,
         result.bytes.len(),
-        result.errors.max_error,
+        significant(result.errors.max_error),
         number(precision),
+        share(result.errors.max_error / result.skeleton_size),
+        significant(result.skeleton_size),
         result.looping.name(),
     );
     let warning = result.errors.loop_end_error.filter(|&e| e > precision).map(|end| {
@@ -246,6 +252,18 @@ fn compress_clip(
         )
     });
     Ok(Report { text, json, warning })
+}
+
+/// A measured quantity for a summary: three significant digits, whatever its scale
+/// (`0.00998`, `9.98e-5`, `178`).
+fn significant(v: f64) -> String {
+    let rounded: f64 = format!("{v:.2e}").parse().unwrap_or(v);
+    number(rounded).to_string()
+}
+
+/// A share as a percentage with two significant digits (`0.0056 %`).
+fn share(v: f64) -> String {
+    format!("{} %", significant(v * 100.0))
 }
 
 /// `ossa compress` of a scalar track list: each track's own precision (from the
@@ -264,7 +282,9 @@ fn track_list(
         ));
     }
     let started = Instant::now();
-    let result = compress_tracks(list, settings.segment_len).map_err(|e| Failure::at(input, e))?;
+    let track_settings =
+        TrackSettings { segment_len: settings.segment_len, include_metadata: settings.include_metadata };
+    let result = compress_tracks(list, &track_settings).map_err(|e| Failure::at(input, e))?;
     let seconds = started.elapsed().as_secs_f64();
     let mut out = destination.create(output)?;
     out.write_all(&result.bytes).map_err(|e| out.failure(e))?;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use ossa_decoder::{Binding, Clip, Database, Residency, Slot};
 use ossa_encoder::database::Fidelity;
-use ossa_encoder::decompress::{write_text_playing, WriteTextError, DECODE_BUFFER_BYTES};
+use ossa_encoder::formats::acl_text::{write_text_playing, WriteTextError, DECODE_BUFFER_BYTES};
 use ossa_encoder::message::{number32, path as shown};
 use ossa_encoder::playback::Playback;
 
@@ -210,7 +210,7 @@ fn track_list(input: &Path, output: &Path, destination: Destination, bytes: &[u8
     let name = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut out = destination.create(output)?;
     let mut counted = Counted { inner: &mut out, bytes: 0 };
-    let written = match ossa_encoder::decompress::write_track_list(&clip, &name, &mut counted) {
+    let written = match ossa_encoder::formats::acl_text::write_track_list(&clip, &name, &mut counted) {
         Ok(w) => w.bytes,
         Err(WriteTextError::Io(e)) => return Err(out.failure(e)),
         Err(e) => return Err(Failure::at(input, e)),

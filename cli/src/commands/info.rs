@@ -84,12 +84,33 @@ pub fn run(input: &Path, json: bool, limit: &MemoryLimit) -> Result<(), Failure>
             "bytes": super::bytes::json(&layout),
             "name": clip.metadata().map(|m| m.clip_name().to_owned()),
             "precision": clip.metadata().map(|m| m.precision()),
+            "joint_order": clip.metadata().filter(|m| m.has_joint_order())
+                .map(|m| (0..clip.bone_count()).filter_map(|b| m.source_index(b)).collect::<Vec<_>>()),
+            "root_placements": clip.metadata().map(|m| m.root_placements()
+                .map(|p| json!({ "bone": p.bone, "matrix": p.matrix })).collect::<Vec<_>>()),
         });
         return say(v);
     }
     say(format!("{}: ossa format {major}.{minor}, checksum {:08x} ok", shown(&input), clip.checksum()))?;
     if let Some(m) = clip.metadata() {
-        say(format!("  clip        {:?}, encoded with precision {}", m.clip_name(), number32(m.precision())))?;
+        let units = if m.root_placements().next().is_some() { " (in the scene's units)" } else { "" };
+        say(format!("  clip        {:?}, encoded with precision {}{units}", m.clip_name(), number32(m.precision())))?;
+        if m.has_joint_order() {
+            let moved = (0..clip.bone_count()).filter(|&b| m.source_index(b) != Some(b)).count();
+            say(format!(
+                "  joint order the source's joints were not parents first: {moved} bones are at another index \
+                 than their joint (written back in the source's order on export)"
+            ))?;
+        }
+        for p in m.root_placements() {
+            let name = m.bones().nth(p.bone as usize).map(|b| b.name).unwrap_or_default();
+            let stretch = ossa_encoder::RootPlacement { bone: 0, matrix: p.matrix.map(f64::from) }.stretch();
+            say(format!(
+                "  placement   root bone {} ({name:?}) sits in the scene under a transform that scales by up to {}",
+                p.bone,
+                number32(stretch as f32)
+            ))?;
+        }
     }
     say(format!(
         "  bones {}, samples {} at {} Hz, {} s ({}), segments {} of {} samples, animated sub-tracks {}",

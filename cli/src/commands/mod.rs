@@ -52,11 +52,14 @@ pub fn is_gltf(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
 
-/// How glTF animations are imported (`--rate`, `--animation`).
+/// How glTF animations are imported and compressed (`--rate`, `--animation`, and
+/// `--precision` or glTF's default, in metres).
 #[derive(Clone, Debug)]
 pub struct GltfOptions {
     /// Samples per second.
     pub rate: f64,
+    /// The precision, in the scene's units.
+    pub precision: f64,
     /// Which animations.
     pub animation: ossa_encoder::formats::gltf::AnimationChoice,
 }

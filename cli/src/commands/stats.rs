@@ -196,9 +196,10 @@ fn rows_of(
             crate::failure::note(n);
         }
         // Each animation's row is named `MODEL (ANIMATION)`.
+        let settings = Settings { precision: gltf.precision, ..settings.clone() };
         return clips
             .iter()
-            .map(|clip| one(&PathBuf::from(format!("{} ({})", path.display(), clip.name)), clip, settings, report))
+            .map(|clip| one(&PathBuf::from(format!("{} ({})", path.display(), clip.name)), clip, &settings, report))
             .collect();
     }
     let clip = super::load_clip(Input::open(path)?, limit)?;

@@ -22,7 +22,13 @@ fn a_track_list_compresses_describes_itself_and_decompresses_back() {
         (Some("track_list"), Some("float3f"), Some(5))
     );
     assert!(v["max_error_of_precision"].as_f64().unwrap() <= 1.0);
-    assert_eq!(v["compressed_bytes"].as_u64().unwrap(), std::fs::metadata(&out).unwrap().len());
+    // The metadata (names, precisions, the track left out) is not what a game ships.
+    let (shipped, file) = (v["compressed_bytes"].as_u64().unwrap(), std::fs::metadata(&out).unwrap().len());
+    assert!(shipped < file, "{shipped} B shipped of {file}");
+    let stripped = dir.path().join("stripped.ossa");
+    let o = ossa(&["compress", s(&weights()), "-o", s(&stripped), "--strip-metadata"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(&stripped).unwrap().len(), shipped);
 
     let o = ossa(&["info", s(&out), "--json"]);
     let info: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
@@ -40,15 +46,29 @@ fn a_track_list_compresses_describes_itself_and_decompresses_back() {
     assert!(o.status.success(), "{}", stderr(&o));
     let decoded = read_track_list(&std::fs::read_to_string(&back).unwrap(), "back").unwrap();
     let source = read_track_list(&std::fs::read_to_string(weights()).unwrap(), "weights").unwrap();
-    assert_eq!(decoded.sample_count, source.sample_count);
-    for track in source.tracks.iter().filter(|t| t.output_index != u32::MAX) {
-        let d = decoded.tracks.iter().find(|d| d.output_index == track.output_index).expect("every stored track");
+    // Everything but the sample values comes back: the list's name, rate and length,
+    // and every track, the one without an output included, in the source's order.
+    assert_eq!(
+        (&decoded.name, decoded.sample_rate, decoded.sample_count, decoded.track_type),
+        (&source.name, source.sample_rate, source.sample_count, source.track_type)
+    );
+    assert_eq!(decoded.tracks.len(), source.tracks.len());
+    for (d, track) in decoded.tracks.iter().zip(&source.tracks) {
+        assert_eq!((&d.name, d.output_index), (&track.name, track.output_index));
+        assert_eq!(d.precision as f32, track.precision as f32, "{}", track.name);
         for (a, b) in d.values.iter().zip(&track.values) {
             for m in 0..3 {
-                assert!((a[m] - b[m]).abs() <= track.precision * 1.0001, "{}: {a:?} vs {b:?}", track.name);
+                let expected = if track.output_index == u32::MAX { 0.0 } else { b[m] };
+                assert!((a[m] - expected).abs() <= track.precision * 1.0001, "{}: {a:?} vs {b:?}", track.name);
             }
         }
     }
+    // Stripped, the tracks are the stored ones, named by their place.
+    let o = ossa(&["decompress", s(&stripped), "-o", s(&back)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bare = read_track_list(&std::fs::read_to_string(&back).unwrap(), "back").unwrap();
+    let names: Vec<&str> = bare.tracks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["track_0", "track_1", "track_2", "track_3"]);
 }
 
 #[test]

@@ -20,8 +20,31 @@ pub const VERSION_MAJOR: u16 = 3;
 /// everything 2.1 defined (wrapping loops, root motion, additive clips, scalar lists).
 /// 3.1 adds [`FLAG_DATABASE`]: a clip whose left-out key frames a streaming database
 /// holds ([`database`]), and [`FLAG_SHARED_POSE`]: one whose default sub-tracks take
-/// their values from the database.
-pub const VERSION_MINOR: u16 = 1;
+/// their values from the database. 3.2 adds records after a transform clip's bone
+/// metadata (the source's joint order, the transforms above the skeleton's roots:
+/// [`METADATA_JOINT_ORDER`], [`METADATA_ROOT_PLACEMENTS`]) and a metadata section
+/// for scalar track lists (names, precisions and output indices of the source's
+/// tracks, those left out included).
+pub const VERSION_MINOR: u16 = 2;
+
+/// Tag of the metadata record (3.2) that gives, for every bone, its index in the
+/// source the clip was imported from (a glTF skin's joint order, when the importer
+/// had to put parents first).
+pub const METADATA_JOINT_ORDER: u16 = 1;
+/// Tag of the metadata record (3.2) that gives the transforms above some of the
+/// skeleton's roots in the source's scene (a glTF armature node's scale and
+/// orientation): the error bound and the reported error are in the scene's units.
+pub const METADATA_ROOT_PLACEMENTS: u16 = 2;
+/// Bytes of a metadata record's header: `u16` tag, `u16` reserved, `u32` payload size.
+pub const METADATA_RECORD_HEADER: usize = 8;
+/// Bytes of one root placement: `u32` bone, then a 3 × 4 affine matrix of `f32`, row
+/// by row.
+pub const ROOT_PLACEMENT_SIZE: usize = 4 + 12 * 4;
+/// The output index of a scalar track the source left out of the compressed data
+/// (ACL's "no output"): only scalar metadata (3.2) names such a track.
+pub const NO_OUTPUT: u32 = u32::MAX;
+/// The first minor version with metadata records and scalar metadata.
+pub const MINOR_METADATA_RECORDS: u16 = 2;
 
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
 /// a multiple of it, so clips packed back to back stay aligned.

@@ -198,7 +198,7 @@ impl Segment<'_> {
         let l = &self.local_affine[i * bones + b];
         self.object[i * bones + b] = match self.reference.parent(b) {
             Some(p) => self.object[i * bones + p].then(l),
-            None => *l,
+            None => self.reference.root_object(b, *l),
         };
     }
 
@@ -224,7 +224,7 @@ impl Segment<'_> {
             let l = self.reference.affine_of(self.start + i, a, &local);
             let o = match self.reference.parent(a) {
                 Some(p) => self.object[i * bones + p].then(&l),
-                None => l,
+                None => self.reference.root_object(a, l),
             };
             worst = worst.max(self.reference.error(self.start + i, b, &o.then(below)));
         }

@@ -184,7 +184,7 @@ fn gap_error(
             let l = reference.affine_of(s, b, &scratch.local[b]);
             let o = match reference.parent(b) {
                 Some(p) => scratch.object[p].then(&l),
-                None => l,
+                None => reference.root_object(b, l),
             };
             scratch.object.push(o);
             worst = worst.max(reference.error(s, b, &o));

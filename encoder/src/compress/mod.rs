@@ -41,8 +41,9 @@ use sub_track::SubTrack;
 /// Compression settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    /// The largest object-space error allowed on any virtual vertex, in the clip's
-    /// units (default 0.01).
+    /// The largest object-space error allowed on any virtual vertex (default 0.01), in
+    /// the units the skeleton is seen in: the clip's own, or with root placements
+    /// ([`crate::SourceSkeleton::root_placements`]) the scene's.
     pub precision: f64,
     /// Write the metadata section (names, parents, shell distances, bind pose).
     pub include_metadata: bool,
@@ -124,6 +125,9 @@ pub struct Compressed {
     pub looping: Looping,
     /// Key frames stripped beyond the bound ([`Settings::strip_frames`]).
     pub stripped_frames: usize,
+    /// How big the skeleton is, in the units of the precision and the errors
+    /// ([`Reference::skeleton_size`]): an error as a share of it says how visible it is.
+    pub skeleton_size: f64,
 }
 
 /// Why a clip could not be compressed.
@@ -492,7 +496,9 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
             let layout = decoded.layout();
             let compressed_bytes = layout.compressed() as usize;
             let stripped_frames = stripped_samples.iter().filter(|&&s| s).count();
-            let compressed = Compressed { bytes, compressed_bytes, layout, errors, looping, stripped_frames };
+            let skeleton_size = reference.skeleton_size();
+            let compressed =
+                Compressed { bytes, compressed_bytes, layout, errors, looping, stripped_frames, skeleton_size };
             let (codes, kept) =
                 results.into_iter().map(|r| r.map_or((Vec::new(), u32::MAX), |r| (r.codes, r.kept))).unzip();
             return Ok(Encoded {

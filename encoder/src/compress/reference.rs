@@ -50,6 +50,10 @@ pub struct Reference {
     /// The values default sub-tracks decode to when the clip uses a database's shared
     /// pose (per bone: rotation, translation, scale); `None`: the identity.
     pub defaults: Option<Vec<[Lane4; 3]>>,
+    /// The transforms above the roots that have one in the source's scene
+    /// ([`crate::SourceSkeleton::root_placements`]): object space is the scene's, so
+    /// the precision and every error are in the units the model is seen in.
+    pub placements: Vec<(usize, Affine)>,
 }
 
 /// An additive clip's base, sampled at the clip's samples.
@@ -68,6 +72,9 @@ impl Reference {
         let sample_count = clip.sample_count;
         let parents: Vec<Option<usize>> = clip.bones.iter().map(|b| b.parent).collect();
         let shells: Vec<f64> = clip.bones.iter().map(|b| b.shell_distance).collect();
+        let placements: Vec<(usize, Affine)> =
+            clip.source.root_placements.iter().map(|p| (p.bone, p.affine())).collect();
+        let place = |bone: usize, local: Affine| place_root(&placements, bone, local);
         let n = bone_count * sample_count;
         let zero = LocalValues { parts: [[0.0; 4]; 3] };
         let mut local = memory::filled(n, zero, "the reference clip")?;
@@ -105,7 +112,7 @@ impl Reference {
                 };
                 object[b] = match parents[b] {
                     Some(p) => object[p].then(&local_affine[b]),
-                    None => local_affine[b],
+                    None => place(b, local_affine[b]),
                 };
             }
             reach_of_sample(&parents, &shells, local_affine, reach);
@@ -122,7 +129,35 @@ impl Reference {
             reach,
             base,
             defaults: None,
+            placements,
         })
+    }
+
+    /// How big the skeleton is in the units the error is measured in: the largest
+    /// side of the box around its joints in the first pose (root placements applied),
+    /// or for joints all at one point its largest shell distance. An error means most
+    /// as a share of it.
+    pub fn skeleton_size(&self) -> f64 {
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for b in 0..self.bone_count {
+            let t = self.object[self.at(0, b)].t;
+            for i in 0..3 {
+                (lo[i], hi[i]) = (lo[i].min(t[i]), hi[i].max(t[i]));
+            }
+        }
+        let side = (0..3).map(|i| hi[i] - lo[i]).fold(0.0, f64::max);
+        if side > 0.0 {
+            side
+        } else {
+            self.shells.iter().copied().fold(0.0, f64::max)
+        }
+    }
+
+    /// The object transform of root `bone` whose local transform is `local`: placed
+    /// in the scene when the source places it.
+    #[inline]
+    pub fn root_object(&self, bone: usize, local: Affine) -> Affine {
+        place_root(&self.placements, bone, local)
     }
 
     /// The local transform a game sees for `bone` at `sample` when the clip gives it
@@ -205,7 +240,7 @@ impl Reference {
             let l = self.affine_of(s, bone, &local);
             let o = match self.parent(bone) {
                 Some(p) => self.object[self.at(s, p)].then(&l),
-                None => l,
+                None => self.root_object(bone, l),
             };
             // Every vertex of the subtree moves by at most this much: when that is
             // within the limit, the walk below cannot find anything above it.
@@ -230,6 +265,15 @@ impl Reference {
             }
         }
         worst
+    }
+}
+
+/// `local` placed by `bone`'s entry in `placements`, if it has one.
+#[inline]
+fn place_root(placements: &[(usize, Affine)], bone: usize, local: Affine) -> Affine {
+    match placements.iter().find(|(b, _)| *b == bone) {
+        Some((_, placement)) => placement.then(&local),
+        None => local,
     }
 }
 

@@ -63,7 +63,7 @@ pub fn closes(reference: &Reference, precision: f64, in_place: Option<usize>) ->
         let local = reference.local_affine[reference.at(sample, b)];
         object[b] = match reference.parent(b) {
             Some(p) => object[p].then(&local),
-            None => local,
+            None => reference.root_object(b, local),
         };
     }
     (0..reference.bone_count).all(|b| reference.error(0, b, &object[b]) <= precision)

@@ -6,7 +6,8 @@
 //! precision.
 
 use ossa_decoder::format::{
-    self, ClipHeader, ScalarDescription, HEADER_SIZE, KIND_SCALAR_TRACKS, MAGIC, SCALAR_REMAP, VERSION_MAJOR,
+    self, ClipHeader, ScalarDescription, FLAG_HAS_METADATA, HEADER_SIZE, KIND_SCALAR_TRACKS, MAGIC, SCALAR_REMAP,
+    VERSION_MAJOR,
 };
 use ossa_decoder::quantization::decode_components;
 use ossa_decoder::{ScalarClip, ScalarSampler};
@@ -25,7 +26,7 @@ use crate::raw_track_list::{RawTrackList, NO_OUTPUT};
 pub struct CompressedTracks {
     /// The `.ossa` buffer (kind 1), 16-byte aligned.
     pub bytes: AlignedBytes,
-    /// Its size: every byte is what a game ships (a track list has no metadata).
+    /// What a game ships: the buffer without its metadata section.
     pub compressed_bytes: usize,
     /// The largest error, relative to its track's precision (1 is the bound), over
     /// every stored track, component and sample.
@@ -45,8 +46,26 @@ enum Class {
     },
 }
 
-/// Compresses `list` with segments of `segment_len` samples.
-pub fn compress_tracks(list: &RawTrackList, segment_len: u8) -> Result<CompressedTracks, CompressError> {
+/// How to compress a track list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrackSettings {
+    /// Samples per segment, 1 to [`format::MAX_SEGMENT_LEN`] (default 16).
+    pub segment_len: u8,
+    /// Write the metadata section (3.2): the list's name and every source track's
+    /// name, precision and output index, so that the list is written back as it came
+    /// in (default). Without it the file is what a game ships and nothing more.
+    pub include_metadata: bool,
+}
+
+impl Default for TrackSettings {
+    fn default() -> Self {
+        TrackSettings { segment_len: format::DEFAULT_SEGMENT_LEN, include_metadata: true }
+    }
+}
+
+/// Compresses `list`.
+pub fn compress_tracks(list: &RawTrackList, settings: &TrackSettings) -> Result<CompressedTracks, CompressError> {
+    let segment_len = settings.segment_len;
     list.check().map_err(|e| CompressError::InvalidTrackList(e.to_string()))?;
     if segment_len == 0 || segment_len > format::MAX_SEGMENT_LEN {
         return Err(CompressError::BadSegmentLen(segment_len));
@@ -79,10 +98,10 @@ pub fn compress_tracks(list: &RawTrackList, segment_len: u8) -> Result<Compresse
         codes.push(segment);
     }
 
-    let bytes = write(list, &stored, &classes, &codes, segment_len)?;
+    let (bytes, compressed_bytes) = write(list, &stored, &classes, &codes, segment_len, settings.include_metadata)?;
     let bytes = AlignedBytes::try_new(&bytes)?;
     let (max_error, max_error_ratio) = measure(&bytes, list)?;
-    Ok(CompressedTracks { compressed_bytes: bytes.len(), bytes, max_error_ratio, max_error })
+    Ok(CompressedTracks { compressed_bytes, bytes, max_error_ratio, max_error })
 }
 
 /// The class of a track of `c` components with values `v` and precision `precision`.
@@ -129,14 +148,16 @@ fn within(
     })
 }
 
-/// Lays the list out (see `format-spec/scalar-tracks.md`).
+/// Lays the list out (see `format-spec/scalar-tracks.md`); returns the buffer and
+/// its size without metadata.
 fn write(
     list: &RawTrackList,
     stored: &[&crate::raw_track_list::ScalarTrack],
     classes: &[Class],
     codes: &[Vec<(u32, SegmentCode)>],
     segment_len: u8,
-) -> Result<Vec<u8>, CompressError> {
+    include_metadata: bool,
+) -> Result<(Vec<u8>, usize), CompressError> {
     let c = list.track_type.components();
     let t = stored.len();
     let mut out = vec![0u8; HEADER_SIZE];
@@ -187,13 +208,21 @@ fn write(
     let segments: Vec<Vec<(u32, &SegmentCode)>> =
         codes.iter().map(|s| s.iter().map(|(n, code)| (*n, code)).collect()).collect();
     let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &segments, &[]);
+    let shipped = out.len();
+    let (mut flags, mut minor, mut metadata_offset, mut metadata_size) = (0, format::minor_for_flags(0), 0, 0);
+    if include_metadata {
+        (flags, minor, metadata_offset) = (FLAG_HAS_METADATA, format::MINOR_METADATA_RECORDS, out.len());
+        write_metadata(&mut out, list);
+        pad(&mut out);
+        metadata_size = out.len() - metadata_offset;
+    }
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::minor_for_flags(0)),
+        version_minor: U16::new(minor),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
-        flags: U32::new(0),
+        flags: U32::new(flags),
         kind: KIND_SCALAR_TRACKS,
         additive: 0,
         segment_len,
@@ -206,13 +235,28 @@ fn write(
         constants_offset: U32::new(constants_offset as u32),
         ranges_offset: U32::new(ranges_offset as u32),
         segments_offset: U32::new(segments_offset as u32),
-        metadata_offset: U32::new(0),
-        metadata_size: U32::new(0),
+        metadata_offset: U32::new(metadata_offset as u32),
+        metadata_size: U32::new(metadata_size as u32),
     };
     out[..HEADER_SIZE].copy_from_slice(header.as_bytes());
     let sum = format::checksum(&out);
     out[12..16].copy_from_slice(&sum.to_le_bytes());
-    Ok(out)
+    Ok((out, shipped))
+}
+
+/// Writes the metadata section (`format-spec/scalar-tracks.md`, Metadata) without its
+/// padding: the list's name, then every track of the source in its order, those
+/// without an output included. (`RawTrackList::check` keeps names within a `u16`.)
+fn write_metadata(out: &mut Vec<u8>, list: &RawTrackList) {
+    out.extend_from_slice(&(list.tracks.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(list.name.len() as u32).to_le_bytes());
+    out.extend_from_slice(list.name.as_bytes());
+    for track in &list.tracks {
+        out.extend_from_slice(&track.output_index.to_le_bytes());
+        out.extend_from_slice(&(track.precision as f32).to_le_bytes());
+        out.extend_from_slice(&(track.name.len() as u16).to_le_bytes());
+        out.extend_from_slice(track.name.as_bytes());
+    }
 }
 
 /// Decodes `bytes` at every sample with the real decoder; the largest absolute error

@@ -181,10 +181,13 @@ pub fn write(
     let segments_offset = write_segments(&mut out, shape.sample_count, shape.segment_len, &segment_codes, kept);
 
     let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
+    let mut minor = 0;
     if let Some((clip, precision)) = metadata {
         flags |= FLAG_HAS_METADATA;
         metadata_offset = out.len();
-        write_metadata(&mut out, clip, precision);
+        if write_metadata(&mut out, clip, precision) {
+            minor = format::MINOR_METADATA_RECORDS;
+        }
         pad(&mut out);
         metadata_size = out.len() - metadata_offset;
     }
@@ -204,7 +207,7 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::minor_for_flags(flags)),
+        version_minor: U16::new(format::minor_for_flags(flags).max(minor)),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
@@ -271,6 +274,8 @@ fn size_bound(
     if let Some((clip, _)) = metadata {
         size += 12 + clip.name.len() + pad;
         size += clip.bones.iter().map(|b| 4 + 4 * 11 + 2 + b.name.len()).sum::<usize>();
+        size += 2 * format::METADATA_RECORD_HEADER + 4 * clip.source.joint_order.len() + 4;
+        size += clip.source.root_placements.len() * format::ROOT_PLACEMENT_SIZE;
     }
     size
 }
@@ -282,7 +287,9 @@ fn write_grid(out: &mut Vec<u8>, grid: &ListGrid) {
     }
 }
 
-fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
+/// Writes the metadata section (without its padding); returns whether it has records
+/// (3.2: the source's joint order, root placements).
+fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) -> bool {
     out.extend_from_slice(&(clip.bones.len() as u32).to_le_bytes());
     out.extend_from_slice(&precision.to_le_bytes());
     out.extend_from_slice(&(clip.name.len() as u32).to_le_bytes());
@@ -301,6 +308,30 @@ fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
         out.extend_from_slice(&(bone.name.len() as u16).to_le_bytes());
         out.extend_from_slice(bone.name.as_bytes());
     }
+    let source = &clip.source;
+    let record = |out: &mut Vec<u8>, tag: u16, size: usize| {
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&(size as u32).to_le_bytes());
+    };
+    if !source.joint_order.is_empty() {
+        record(out, format::METADATA_JOINT_ORDER, 4 * source.joint_order.len());
+        for &j in &source.joint_order {
+            out.extend_from_slice(&(j as u32).to_le_bytes());
+        }
+    }
+    if !source.root_placements.is_empty() {
+        let count = source.root_placements.len();
+        record(out, format::METADATA_ROOT_PLACEMENTS, 4 + count * format::ROOT_PLACEMENT_SIZE);
+        out.extend_from_slice(&(count as u32).to_le_bytes());
+        for p in &source.root_placements {
+            out.extend_from_slice(&(p.bone as u32).to_le_bytes());
+            for v in p.matrix {
+                out.extend_from_slice(&(v as f32).to_le_bytes());
+            }
+        }
+    }
+    !source.joint_order.is_empty() || !source.root_placements.is_empty()
 }
 
 /// Writes the segment table and every segment's data (frame directory, bit rates,

@@ -213,6 +213,7 @@ pub fn read_bvh_checked(
         bones,
         tracks,
         additive: None,
+        source: Default::default(),
     };
     clip.check().map_err(|e| ImportError::whole(e.to_string()))?;
     Ok(clip)

@@ -311,7 +311,15 @@ fn read_sections(
         r.default_scale = 0.0;
     }
     let tracks = r.tracks(&bones, sample_count)?;
-    let mut clip = RawClip { name: header.name, sample_rate: header.rate, sample_count, bones, tracks, additive };
+    let mut clip = RawClip {
+        name: header.name,
+        sample_rate: header.rate,
+        sample_count,
+        bones,
+        tracks,
+        additive,
+        source: Default::default(),
+    };
     clip.validate().map_err(|e| ImportError::whole(e.to_string()))?;
     Ok(clip)
 }

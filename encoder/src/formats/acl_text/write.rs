@@ -3,8 +3,9 @@
 //! [`TextWriter`] streams: the caller hands over one sub-track at a time and a
 //! function that gives each sample, so a decoded clip of any length is written with
 //! memory independent of its sample count. Numbers are written in the shortest decimal
-//! form that reads back to the same double, so `f32` values decoded from an `.ossa`
-//! file survive the round trip exactly.
+//! form that reads back to the same double ([`TextWriter::new`]), or for values decoded
+//! from an `.ossa` file, which are `f32`, to the same `f32` ([`TextWriter::for_decoded`]):
+//! either way they survive the round trip exactly.
 
 use std::io::{self, Write};
 
@@ -18,12 +19,30 @@ use crate::raw_clip::{AdditiveBase, Bone, RawClip};
 /// [`TextWriter::finish`].
 pub struct TextWriter<W: Write> {
     out: W,
+    /// Numbers are single-precision values (decoded from an `.ossa` file): each is
+    /// written in the shortest form that reads back to the same `f32`.
+    single: bool,
 }
 
 impl<W: Write> TextWriter<W> {
     /// A writer into `out` (buffer it: many small writes follow).
     pub fn new(out: W) -> TextWriter<W> {
-        TextWriter { out }
+        TextWriter { out, single: false }
+    }
+
+    /// A writer of values decoded from an `.ossa` file, which are all `f32`: written
+    /// as the shortest decimal that reads back to the same `f32` (`0.1` rather than
+    /// `0.10000000149011612`).
+    pub fn for_decoded(out: W) -> TextWriter<W> {
+        TextWriter { out, single: true }
+    }
+
+    fn numbers(&mut self, values: &[f64]) -> io::Result<()> {
+        if self.single {
+            list_f32(&mut self.out, values)
+        } else {
+            list(&mut self.out, values)
+        }
     }
 
     /// The version and the `clip` section; for an additive clip, its format, and
@@ -39,7 +58,11 @@ impl<W: Write> TextWriter<W> {
         writeln!(self.out, "version = 5\n\nclip =\n{{")?;
         writeln!(self.out, "\tname = {}", Quoted(name))?;
         writeln!(self.out, "\tnum_samples = {sample_count}")?;
-        writeln!(self.out, "\tsample_rate = {sample_rate:?}")?;
+        if self.single {
+            writeln!(self.out, "\tsample_rate = {}", sample_rate as f32)?;
+        } else {
+            writeln!(self.out, "\tsample_rate = {sample_rate}")?;
+        }
         if additive != Additive::None {
             writeln!(self.out, "\tadditive_format = {}", Quoted(additive.name()))?;
         }
@@ -49,6 +72,13 @@ impl<W: Write> TextWriter<W> {
             writeln!(self.out, "\tadditive_base_sample_rate = {:?}", base.sample_rate)?;
         }
         writeln!(self.out, "\tis_binary_exact = false\n}}\n")
+    }
+
+    /// A `settings` section holding the precision the clip was compressed to, as ACL's
+    /// error threshold (in the clip's units).
+    pub fn settings(&mut self, precision: f64) -> io::Result<()> {
+        let threshold = if self.single { format!("{}", precision as f32) } else { format!("{precision}") };
+        writeln!(self.out, "settings =\n{{\n\terror_threshold = {threshold}\n}}\n")
     }
 
     /// Opens a track array: `tracks`, or an additive clip's `base_tracks`.
@@ -67,14 +97,18 @@ impl<W: Write> TextWriter<W> {
         for bone in bones {
             let parent = bone.parent.and_then(|p| bones.get(p)).map(|p| p.name.as_str()).unwrap_or("");
             writeln!(self.out, "\t{{\n\t\tname = {}\n\t\tparent = {}", Quoted(&bone.name), Quoted(parent))?;
-            writeln!(self.out, "\t\tvertex_distance = {:?}", bone.shell_distance)?;
+            if self.single {
+                writeln!(self.out, "\t\tvertex_distance = {:?}", bone.shell_distance as f32)?;
+            } else {
+                writeln!(self.out, "\t\tvertex_distance = {:?}", bone.shell_distance)?;
+            }
             let b = &bone.bind_pose;
             write!(self.out, "\t\tbind_rotation = ")?;
-            list(&mut self.out, &b.rotation)?;
+            self.numbers(&b.rotation)?;
             write!(self.out, "\n\t\tbind_translation = ")?;
-            list(&mut self.out, &b.translation)?;
+            self.numbers(&b.translation)?;
             write!(self.out, "\n\t\tbind_scale = ")?;
-            list(&mut self.out, &b.scale)?;
+            self.numbers(&b.scale)?;
             writeln!(self.out, "\n\t}}")?;
         }
         writeln!(self.out, "]\n")
@@ -96,7 +130,8 @@ impl<W: Write> TextWriter<W> {
         writeln!(self.out, "\t\t{key} =\n\t\t[")?;
         for i in 0..count {
             self.out.write_all(b"\t\t\t")?;
-            list(&mut self.out, &value(i)?)?;
+            let v = value(i)?;
+            self.numbers(&v)?;
             self.out.write_all(b"\n")?;
         }
         writeln!(self.out, "\t\t]")
@@ -146,6 +181,19 @@ pub(crate) fn list(out: &mut impl Write, values: &[f64]) -> io::Result<()> {
             out.write_all(b", ")?;
         }
         write!(out, "{v:?}")?;
+    }
+    out.write_all(b" ]")
+}
+
+/// [`list`] of values that are all `f32`: each in the shortest form that reads back
+/// to the same `f32`.
+pub(crate) fn list_f32(out: &mut impl Write, values: &[f64]) -> io::Result<()> {
+    out.write_all(b"[ ")?;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b", ")?;
+        }
+        write!(out, "{:?}", *v as f32)?;
     }
     out.write_all(b" ]")
 }

@@ -7,6 +7,12 @@
 //! `f32`), and something to look at: a skinned mesh of one small box per bone
 //! (half a fifth of its shell distance), each box bound wholly to its bone, so the
 //! boxes move as the skeleton does.
+//!
+//! What the source said of the skeleton comes back: the skin lists the joints in the
+//! source's order ([`crate::SourceSkeleton::joint_order`]; node `j` is joint `j`), and a
+//! root the source placed in its scene hangs under a node with that transform
+//! ([`crate::SourceSkeleton::root_placements`]), so the model has its size and
+//! orientation again.
 
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -16,6 +22,9 @@ use crate::raw_clip::{RawClip, RawTransform};
 /// The clip as a glTF document (JSON text).
 pub fn write_gltf(clip: &RawClip) -> String {
     let bones = clip.bones.len();
+    // Bone `b` is node (and joint) `node_of[b]`: the source's joint order.
+    let node_of: Vec<usize> =
+        if clip.source.joint_order.len() == bones { clip.source.joint_order.clone() } else { (0..bones).collect() };
     let samples = clip.sample_count;
     let mut buffer: Vec<u8> = Vec::new();
     let mut views: Vec<Value> = Vec::new();
@@ -61,7 +70,7 @@ pub fn write_gltf(clip: &RawClip) -> String {
         for (path, kind, data) in parts {
             let output = add(&data, json!({ "componentType": 5126, "count": samples, "type": kind }), None);
             samplers.push(json!({ "input": time_accessor, "output": output, "interpolation": "LINEAR" }));
-            channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": b, "path": path } }));
+            channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": node_of[b], "path": path } }));
         }
     }
 
@@ -85,7 +94,7 @@ pub fn write_gltf(clip: &RawClip) -> String {
         for corner in 0..8 {
             let sign = |bit: usize| if corner >> bit & 1 == 1 { half } else { -half };
             positions.push([(centre[0] + sign(2)) as f32, (centre[1] + sign(1)) as f32, (centre[2] + sign(0)) as f32]);
-            for j in [b as u16, 0, 0, 0] {
+            for j in [node_of[b] as u16, 0, 0, 0] {
                 joints.extend_from_slice(&j.to_le_bytes());
             }
         }
@@ -98,8 +107,16 @@ pub fn write_gltf(clip: &RawClip) -> String {
     let weight_bytes: Vec<u8> =
         (0..positions.len()).flat_map(|_| [1.0f32, 0.0, 0.0, 0.0]).flat_map(|w| w.to_le_bytes()).collect();
     let index_bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-    let inverse_bytes: Vec<u8> =
-        globals.iter().flat_map(|m| column_major(&invert(m))).flat_map(|v| (v as f32).to_le_bytes()).collect();
+    // Inverse bind matrices in joint order.
+    let mut bone_of_node = vec![0usize; bones];
+    for (b, &n) in node_of.iter().enumerate() {
+        bone_of_node[n] = b;
+    }
+    let inverse_bytes: Vec<u8> = bone_of_node
+        .iter()
+        .flat_map(|&b| column_major(&invert(&globals[b])))
+        .flat_map(|v| (v as f32).to_le_bytes())
+        .collect();
     let count = positions.len();
     let position = add(
         &position_bytes,
@@ -112,10 +129,10 @@ pub fn write_gltf(clip: &RawClip) -> String {
         add(&index_bytes, json!({ "componentType": 5125, "count": indices.len(), "type": "SCALAR" }), Some(34963));
     let inverse = add(&inverse_bytes, json!({ "componentType": 5126, "count": bones, "type": "MAT4" }), None);
 
-    let mut nodes: Vec<Value> = clip
-        .bones
+    let mut nodes: Vec<Value> = bone_of_node
         .iter()
-        .map(|bone| {
+        .map(|&b| {
+            let bone = &clip.bones[b];
             let RawTransform { rotation, translation, scale } = bone.bind_pose;
             json!({
                 "name": bone.name,
@@ -127,16 +144,32 @@ pub fn write_gltf(clip: &RawClip) -> String {
         .collect();
     for (b, bone) in clip.bones.iter().enumerate() {
         if let Some(p) = bone.parent {
-            let children = nodes[p].get("children").cloned().unwrap_or(json!([]));
+            let children = nodes[node_of[p]].get("children").cloned().unwrap_or(json!([]));
             let mut children = children.as_array().cloned().unwrap_or_default();
-            children.push(json!(b));
-            nodes[p]["children"] = json!(children);
+            children.push(json!(node_of[b]));
+            nodes[node_of[p]]["children"] = json!(children);
+        }
+    }
+    // The scene: each root, under a node of its placement when it has one, and the
+    // boxes.
+    let mut roots = Vec::new();
+    for (b, bone) in clip.bones.iter().enumerate().filter(|(_, bone)| bone.parent.is_none()) {
+        match clip.source.root_placements.iter().find(|p| p.bone == b) {
+            Some(placement) => {
+                let m = placement.matrix;
+                let rows = [[m[0], m[1], m[2], m[3]], [m[4], m[5], m[6], m[7]], [m[8], m[9], m[10], m[11]]];
+                let matrix: Vec<f32> = column_major(&rows).iter().map(|&v| v as f32).collect();
+                nodes.push(
+                    json!({ "name": format!("{} (placement)", bone.name), "matrix": matrix, "children": [node_of[b]] }),
+                );
+                roots.push(nodes.len() - 1);
+            }
+            None => roots.push(node_of[b]),
         }
     }
     let mesh_node = nodes.len();
     nodes.push(json!({ "name": format!("{} (bone boxes)", clip.name), "mesh": 0, "skin": 0 }));
-    let roots: Vec<usize> =
-        clip.bones.iter().enumerate().filter(|(_, b)| b.parent.is_none()).map(|(i, _)| i).chain([mesh_node]).collect();
+    roots.push(mesh_node);
     let uri =
         format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&buffer));
     let document = json!({

@@ -1,23 +1,36 @@
 //! glTF 2.0 import (`.gltf` with embedded or neighbouring buffers, `.glb`): each
 //! animation becomes a clip, resampled uniformly.
 //!
-//! - **Skeleton.** With a skin, its joints are the bones (the first skin's; others are
-//!   reported), each bone's parent the nearest ancestor node that is a joint. Without
-//!   one, the bones are the nodes any animation moves, with their ancestors. Names are
-//!   the nodes' (`node N` when unnamed, made unique), the bind pose their static
-//!   transforms.
-//! - **Resampling.** A clip's samples are at `i / rate` from 0 to its last key time
-//!   (`round(last · rate) + 1` samples), each channel evaluated as the glTF
-//!   specification defines its interpolation: STEP holds the key at or before the
-//!   time, LINEAR interpolates translations and scales linearly and rotations
-//!   spherically (the shorter way), CUBICSPLINE evaluates the Hermite spline of the
-//!   key values and their in- and out-tangents scaled by the key interval (rotations
-//!   then normalised). Before the first key a channel holds its first value, after the
-//!   last its last; a time within a millionth of a second of a key (relative, past
-//!   one second) takes the key's value exactly. A property no channel animates keeps the node's static value.
-//! - **Reported, not dropped silently.** Animations that move no bone, channels on
-//!   nodes that are not bones, morph-target weights, and skins other than the first go
-//!   into [`GltfImport::notes`].
+//! - **Skeleton.** With a skin, its joints are the bones (the first skin's; joints of
+//!   other skins outside it are reported), bone `i` joint `i` when the skin lists
+//!   every joint after its parent (as exporters write them): a runtime that indexes
+//!   skinning matrices by joint gets the right bones. Otherwise the bones are
+//!   reordered parents first, which is reported, and the joint order is kept
+//!   ([`crate::SourceSkeleton::joint_order`]) and written back on export. A bone's
+//!   parent is the nearest ancestor node that is a joint. Without a skin, the bones
+//!   are the nodes any animation moves, with their ancestors, in node order. Names
+//!   are the nodes' (`node N` when unnamed, made unique), the bind pose their static
+//!   transforms. Every step is linear in the nodes.
+//! - **Scene units.** The nodes above a root joint (an armature scaled by 100 or
+//!   0.0254, turned to Y-up) place the skeleton in the scene: their transform is kept
+//!   ([`crate::SourceSkeleton::root_placements`]), and the encoder holds the
+//!   precision, and measures the error, in the scene's units (metres, by the glTF
+//!   specification).
+//! - **Resampling.** A clip's samples run from 0 to its last key time, that key
+//!   included: at `rate` when the last key falls on a sample, else at the rate just
+//!   above that lands a whole number of intervals on it (reported). Each channel is
+//!   evaluated as the glTF specification defines its interpolation: STEP holds the
+//!   key at or before the time, LINEAR interpolates translations and scales linearly
+//!   and rotations spherically (the shorter way), CUBICSPLINE evaluates the Hermite
+//!   spline of the key values and their in- and out-tangents scaled by the key
+//!   interval (rotations then normalised). Before the first key a channel holds its
+//!   first value, after the last its last. Key times are `f32`, exact to about
+//!   `6e-8 · t`; a sample time within [`KEY_SNAP`]` · max(t, 1 s)` of a key (a
+//!   millionth, 16 `f32` steps) takes the key's value exactly. A property no channel
+//!   animates keeps the node's static value.
+//! - **Reported, not dropped silently.** Animations that move no bone (and why),
+//!   channels on nodes that are not bones, morph-target weights, and joints of other
+//!   skins outside the first go into [`GltfImport::notes`].
 //!
 //! Shell distances: as for BVH ([`crate::formats::bvh`]), a bone's length (its longest child
 //! translation in the bind pose), at least a thousandth of the skeleton's extent.
@@ -31,7 +44,7 @@ use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation, Property};
 
 use crate::formats::{Declared, ImportError};
-use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, MAX_TRANSFORM_SAMPLES};
+use crate::raw_clip::{Bone, BoneTrack, RawClip, RawTransform, RootPlacement, SourceSkeleton, MAX_TRANSFORM_SAMPLES};
 
 /// What a glTF file gave.
 #[derive(Clone, Debug)]
@@ -97,11 +110,14 @@ pub fn read_gltf_checked(
                 (None, Some(a)) => vec![a],
                 (None, None) => {
                     let names: Vec<String> = document.animations().map(|a| animation_name(&a)).collect();
-                    return Err(ImportError::whole(format!(
-                        "no animation '{wanted}' (the file has {}: {})",
-                        names.len(),
-                        if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-                    )));
+                    return Err(ImportError::whole(match names.len() {
+                        0 => format!("no animation '{wanted}': the file has none"),
+                        n => format!(
+                            "no animation '{wanted}': give a name or an index from 0 to {} (the file has {n}: {})",
+                            n - 1,
+                            names.join(", ")
+                        ),
+                    }));
                 }
             }
         }
@@ -111,13 +127,13 @@ pub fn read_gltf_checked(
     }
     let mut clips = Vec::new();
     for animation in animations {
-        match clip_of(&animation, &skeleton, &buffers, rate, &mut notes, &mut check)? {
-            Some(clip) => clips.push(clip),
-            None => notes.push(format!("animation '{}' moves no bone: not imported", animation_name(&animation))),
+        if let Some(clip) = clip_of(&animation, &skeleton, &buffers, rate, &mut notes, &mut check)? {
+            clips.push(clip);
         }
     }
     if clips.is_empty() {
-        return Err(ImportError::whole(format!("no animation moves a bone ({})", notes.join("; "))));
+        let why: Vec<&str> = notes.iter().filter(|n| n.starts_with("animation '")).map(String::as_str).collect();
+        return Err(ImportError::whole(format!("no animation moves a bone: {}", why.join("; "))));
     }
     Ok(GltfImport { clips, notes })
 }
@@ -188,6 +204,12 @@ fn load_buffers(gltf: &gltf::Gltf, dir: Option<&Path>) -> Result<Vec<Vec<u8>>, I
                     base64::engine::general_purpose::STANDARD
                         .decode(payload)
                         .map_err(|e| ImportError::whole(format!("buffer {}: bad base64: {e}", buffer.index())))?
+                } else if let Some((scheme, _)) = uri.split_once("://") {
+                    return Err(ImportError::whole(format!(
+                        "buffer {} is at '{uri}', a {scheme} address: only embedded (data:) buffers and files beside \
+                         the glTF file are read (download it and refer to it by a relative path)",
+                        buffer.index()
+                    )));
                 } else {
                     let dir = dir.ok_or_else(|| {
                         ImportError::whole(format!(
@@ -240,95 +262,165 @@ fn percent_decode(uri: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The bones, in an order with parents first.
+/// The bones, in an order with parents first, and what the source says beyond them.
 struct Skeleton {
     /// Bone of each node that is one.
     bone_of: HashMap<usize, usize>,
     bones: Vec<Bone>,
+    /// The skin's joint order when bones had to be reordered, and the transforms above
+    /// the roots.
+    source: SourceSkeleton,
+}
+
+/// A row-major 3 × 4 affine matrix.
+type Matrix = [[f64; 4]; 3];
+
+const IDENTITY: Matrix = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]];
+
+fn compose(a: &Matrix, b: &Matrix) -> Matrix {
+    std::array::from_fn(|i| {
+        let row = |j: usize| (0..3).map(|k| a[i][k] * b[k][j]).sum::<f64>();
+        [row(0), row(1), row(2), row(3) + a[i][3]]
+    })
+}
+
+/// A node's own transform (its matrix, or its translation, rotation and scale).
+fn local_matrix(node: &gltf::Node<'_>) -> Matrix {
+    let m = node.transform().matrix();
+    // glTF matrices are column-major.
+    std::array::from_fn(|row| std::array::from_fn(|col| f64::from(m[col][row])))
+}
+
+fn node_name(node: &gltf::Node<'_>) -> String {
+    node.name().map_or_else(|| format!("node {}", node.index()), str::to_owned)
 }
 
 impl Skeleton {
+    /// Every step is linear in the nodes: a glTF file of 40,000 joints is as quick to
+    /// read as its size says.
     fn of(document: &gltf::Document, notes: &mut Vec<String>) -> Result<Skeleton, ImportError> {
-        let count = document.nodes().count();
+        let nodes: Vec<gltf::Node<'_>> = document.nodes().collect();
+        let count = nodes.len();
         let mut parent_node: Vec<Option<usize>> = vec![None; count];
-        for node in document.nodes() {
+        for node in &nodes {
             for child in node.children() {
                 if parent_node[child.index()].is_some() {
-                    return Err(ImportError::whole(format!("node {} has two parents", child.index())));
+                    return Err(ImportError::whole(format!(
+                        "node {} ('{}') has two parents",
+                        child.index(),
+                        node_name(&child)
+                    )));
                 }
                 parent_node[child.index()] = Some(node.index());
             }
         }
-        let chosen: Vec<usize> = match document.skins().next() {
+        // Parents before children, breadth first from the nodes without a parent. A
+        // node never reached is its own ancestor.
+        let mut order: Vec<usize> = (0..count).filter(|&n| parent_node[n].is_none()).collect();
+        let mut next = 0;
+        while next < order.len() {
+            order.extend(nodes[order[next]].children().map(|c| c.index()));
+            next += 1;
+        }
+        if order.len() < count {
+            let mut reached = vec![false; count];
+            order.iter().for_each(|&n| reached[n] = true);
+            let cycle: Vec<String> = (0..count)
+                .filter(|&n| !reached[n])
+                .take(8)
+                .map(|n| format!("{n} ('{}')", node_name(&nodes[n])))
+                .collect();
+            return Err(ImportError::whole(format!(
+                "the nodes' children form a cycle (a node is its own ancestor): nodes {}",
+                cycle.join(", ")
+            )));
+        }
+        let mut world = vec![IDENTITY; count];
+        for &n in &order {
+            let local = local_matrix(&nodes[n]);
+            world[n] = match parent_node[n] {
+                Some(p) => compose(&world[p], &local),
+                None => local,
+            };
+        }
+
+        // The source's list of bones: the first skin's joints, or without a skin the
+        // nodes the animations move and their ancestors, in index order.
+        let skins: Vec<gltf::Skin<'_>> = document.skins().collect();
+        let chosen: Vec<usize> = match skins.first() {
             Some(skin) => {
-                let extra = document.skins().count() - 1;
-                if extra > 0 {
-                    notes.push(format!(
-                        "{extra} skin(s) besides the first ('{}'): their joints are not bones unless the first skin's",
-                        skin.name().unwrap_or("skin 0")
-                    ));
-                }
-                skin.joints().map(|j| j.index()).collect()
+                let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+                skin_notes(&skins, &nodes, notes);
+                joints
             }
             None => {
-                // The nodes the animations move, and their ancestors.
                 let mut set = vec![false; count];
                 for animation in document.animations() {
                     for channel in animation.channels() {
                         let mut at = Some(channel.target().node().index());
-                        let mut steps = 0;
-                        while let Some(n) = at {
-                            if set[n] || steps > count {
-                                break;
-                            }
+                        while let Some(n) = at.filter(|&n| !set[n]) {
                             set[n] = true;
                             at = parent_node[n];
-                            steps += 1;
                         }
                     }
                 }
                 (0..count).filter(|&n| set[n]).collect()
             }
         };
-        let in_skeleton: std::collections::HashSet<usize> = chosen.iter().copied().collect();
-        // Each chosen node's nearest chosen ancestor, and its depth among them.
-        let parent_of = |n: usize| {
-            let mut at = parent_node[n];
-            let mut steps = 0;
-            while let Some(p) = at {
-                if in_skeleton.contains(&p) || steps > count {
-                    break;
-                }
-                at = parent_node[p];
-                steps += 1;
-            }
-            at.filter(|p| in_skeleton.contains(p))
-        };
-        let depth = |n: usize| {
-            let (mut d, mut at) = (0usize, parent_of(n));
-            while let Some(p) = at {
-                d += 1;
-                if d > count {
-                    break;
-                }
-                at = parent_of(p);
-            }
-            d
-        };
-        let mut nodes = chosen.clone();
-        // Parents before children: by depth, then by the file's order.
-        nodes.sort_by_key(|&n| (depth(n), chosen.iter().position(|&c| c == n)));
-        nodes.dedup();
-        if nodes.is_empty() {
+        if chosen.is_empty() {
             return Err(ImportError::whole("the file has no skin and no animated node: nothing to import"));
         }
-        let bone_of: HashMap<usize, usize> = nodes.iter().enumerate().map(|(b, &n)| (n, b)).collect();
+        let mut joint_of: Vec<Option<usize>> = vec![None; count];
+        for (j, &n) in chosen.iter().enumerate() {
+            if joint_of[n].replace(j).is_some() {
+                return Err(ImportError::whole(format!("skin 0 lists node {n} ('{}') twice", node_name(&nodes[n]))));
+            }
+        }
+        // Each node's nearest ancestor that is a joint, parents first: linear.
+        let mut nearest: Vec<Option<usize>> = vec![None; count];
+        for &n in &order {
+            nearest[n] = parent_node[n].and_then(|p| if joint_of[p].is_some() { Some(p) } else { nearest[p] });
+        }
+        let joint_parent: Vec<Option<usize>> = chosen.iter().map(|&n| nearest[n].and_then(|p| joint_of[p])).collect();
+        // Bone `b` is joint `bone_joint[b]`: the source's order when every joint comes
+        // after its parent (as exporters write them), else each joint after its
+        // not-yet-placed ancestors, the source's order kept otherwise.
+        let parents_first = joint_parent.iter().enumerate().all(|(j, p)| p.is_none_or(|p| p < j));
+        let bone_joint: Vec<usize> = if parents_first {
+            (0..chosen.len()).collect()
+        } else {
+            let mut placed = vec![false; chosen.len()];
+            let (mut out, mut chain) = (Vec::with_capacity(chosen.len()), Vec::new());
+            for j in 0..chosen.len() {
+                let mut at = Some(j);
+                while let Some(a) = at.filter(|&a| !placed[a]) {
+                    placed[a] = true;
+                    chain.push(a);
+                    at = joint_parent[a];
+                }
+                out.extend(chain.drain(..).rev());
+            }
+            out
+        };
+        let mut bone_of_joint = vec![0usize; chosen.len()];
+        for (b, &j) in bone_joint.iter().enumerate() {
+            bone_of_joint[j] = b;
+        }
+        if let Some((b, &j)) = bone_joint.iter().enumerate().find(|&(b, &j)| b != j) {
+            notes.push(format!(
+                "{}: joints are not listed parents first, so the bones are reordered (joint {j} '{}' is bone {b}, \
+                 the first moved); the joint order is kept and written back on export",
+                skins.first().map_or_else(|| "the animated nodes".to_owned(), skin_name),
+                node_name(&nodes[chosen[j]]),
+            ));
+        }
+        let bone_of: HashMap<usize, usize> = chosen.iter().enumerate().map(|(j, &n)| (n, bone_of_joint[j])).collect();
         let mut used = std::collections::HashSet::new();
-        let mut bones: Vec<Bone> = nodes
+        let mut bones: Vec<Bone> = bone_joint
             .iter()
-            .map(|&n| {
-                let node = document.nodes().nth(n).expect("index from the document");
-                let base = node.name().map_or_else(|| format!("node {n}"), str::to_owned);
+            .map(|&j| {
+                let node = &nodes[chosen[j]];
+                let base = node_name(node);
                 let mut name = base.clone();
                 let mut k = 2;
                 while !used.insert(name.clone()) {
@@ -338,7 +430,7 @@ impl Skeleton {
                 let (t, r, s) = node.transform().decomposed();
                 Bone {
                     name,
-                    parent: parent_of(n).and_then(|p| bone_of.get(&p).copied()),
+                    parent: joint_parent[j].map(|p| bone_of_joint[p]),
                     shell_distance: 0.0,
                     bind_pose: RawTransform {
                         rotation: r.map(f64::from),
@@ -348,6 +440,23 @@ impl Skeleton {
                 }
             })
             .collect();
+        // Where the roots sit in the scene: their parent nodes' world transforms.
+        let mut root_placements = Vec::new();
+        for (b, bone) in bones.iter().enumerate().filter(|(_, bone)| bone.parent.is_none()) {
+            let Some(above) = parent_node[chosen[bone_joint[b]]] else { continue };
+            let m = world[above];
+            if m != IDENTITY {
+                let matrix: [f64; 12] = std::array::from_fn(|k| m[k / 4][k % 4]);
+                let placement = RootPlacement { bone: b, matrix };
+                if placement.stretch() <= 0.0 || matrix.iter().any(|v| !v.is_finite()) {
+                    return Err(ImportError::whole(format!(
+                        "the nodes above root joint '{}' scale it to nothing (a zero scale, or not finite)",
+                        bone.name
+                    )));
+                }
+                root_placements.push(placement);
+            }
+        }
         // Shell distances: each bone's longest child translation.
         let mut length = vec![0.0f64; bones.len()];
         for bone in &bones {
@@ -361,19 +470,70 @@ impl Skeleton {
             let own = if length[b] > 0.0 { length[b] } else { norm(bone.bind_pose.translation) };
             bone.shell_distance = own.max(floor);
         }
-        let others: Vec<String> = document
-            .nodes()
-            .filter(|n| !bone_of.contains_key(&n.index()))
-            .map(|n| n.name().map_or_else(|| format!("node {}", n.index()), str::to_owned))
-            .collect();
-        if !others.is_empty() {
+        // The nodes above the roots: kept as the placement when they move them.
+        let mut above = vec![false; count];
+        for bone in bones.iter().enumerate().filter(|(_, b)| b.parent.is_none()) {
+            let mut at = parent_node[chosen[bone_joint[bone.0]]];
+            while let Some(n) = at.filter(|&n| !above[n]) {
+                above[n] = true;
+                at = parent_node[n];
+            }
+        }
+        if !root_placements.is_empty() {
+            let placing: Vec<String> = (0..count).filter(|&n| above[n]).map(|n| node_name(&nodes[n])).collect();
             notes.push(format!(
-                "{} node(s) are not bones (outside the skin, or not animated): {}",
-                others.len(),
-                others.join(", ")
+                "the nodes above the root joints ({}) place the skeleton in the scene: their transform is kept, and \
+                 the precision and errors are in the scene's units",
+                placing.join(", ")
             ));
         }
-        Ok(Skeleton { bone_of, bones })
+        let others: Vec<String> = nodes
+            .iter()
+            .filter(|n| !bone_of.contains_key(&n.index()) && !(above[n.index()] && !root_placements.is_empty()))
+            .map(node_name)
+            .collect();
+        if !others.is_empty() {
+            let shown: Vec<&str> = others.iter().take(12).map(String::as_str).collect();
+            notes.push(format!(
+                "{} node(s) are not bones (outside the skin, or not animated): {}{}",
+                others.len(),
+                shown.join(", "),
+                if others.len() > shown.len() { ", …" } else { "" }
+            ));
+        }
+        let joint_order = if parents_first { Vec::new() } else { bone_joint };
+        Ok(Skeleton { bone_of, bones, source: SourceSkeleton { joint_order, root_placements } })
+    }
+}
+
+fn skin_name(skin: &gltf::Skin<'_>) -> String {
+    match skin.name() {
+        Some(name) => format!("skin {} '{name}'", skin.index()),
+        None => format!("skin {}", skin.index()),
+    }
+}
+
+/// Notes on the skins after the first, whose joints are the bones: one whose joints
+/// are all among the first's loses nothing (three.js writes one identical skin per
+/// mesh); one with other joints does.
+fn skin_notes(skins: &[gltf::Skin<'_>], nodes: &[gltf::Node<'_>], notes: &mut Vec<String>) {
+    let Some(first) = skins.first() else { return };
+    let mut in_first = vec![false; nodes.len()];
+    first.joints().for_each(|j| in_first[j.index()] = true);
+    for skin in &skins[1..] {
+        let outside: Vec<String> = skin.joints().filter(|j| !in_first[j.index()]).map(|j| node_name(&j)).collect();
+        if !outside.is_empty() {
+            let shown: Vec<&str> = outside.iter().take(8).map(String::as_str).collect();
+            notes.push(format!(
+                "{}: {} of its {} joints are not joints of {}, whose joints are the bones: not imported ({}{})",
+                skin_name(skin),
+                outside.len(),
+                skin.joints().count(),
+                skin_name(first),
+                shown.join(", "),
+                if outside.len() > shown.len() { ", …" } else { "" }
+            ));
+        }
     }
 }
 
@@ -403,7 +563,7 @@ fn clip_of(
     let bad = |what: String| ImportError::whole(format!("animation '{name}': {what}"));
     // Per bone, per property (0 rotation, 1 translation, 2 scale): its curve.
     let mut curves: HashMap<(usize, usize), Curve> = HashMap::new();
-    let (mut outside, mut weights) = (Vec::new(), 0usize);
+    let (mut outside, mut weights) = (Vec::new(), Vec::new());
     for channel in animation.channels() {
         let node = channel.target().node();
         let property = match channel.target().property() {
@@ -411,12 +571,12 @@ fn clip_of(
             Property::Translation => 1,
             Property::Scale => 2,
             Property::MorphTargetWeights => {
-                weights += 1;
+                weights.push(node_name(&node));
                 continue;
             }
         };
         let Some(&bone) = skeleton.bone_of.get(&node.index()) else {
-            outside.push(node.name().map_or_else(|| format!("node {}", node.index()), str::to_owned));
+            outside.push(node_name(&node));
             continue;
         };
         // The gltf crate's readers trust an accessor's type, stride and extent (a
@@ -462,32 +622,56 @@ fn clip_of(
         }
         curves.insert((bone, property), Curve { times, values, interpolation, rotation: property == 0 });
     }
+    let listed = |names: &mut Vec<String>| {
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        format!("{count} channel(s) on {}", names.join(", "))
+    };
+    let mut left_out = Vec::new();
     if !outside.is_empty() {
-        outside.sort();
-        outside.dedup();
-        notes.push(format!(
-            "animation '{name}': channels on nodes that are not bones not imported: {}",
-            outside.join(", ")
-        ));
+        left_out.push(format!("{} (nodes that are not bones)", listed(&mut outside)));
     }
-    if weights > 0 {
-        notes.push(format!("animation '{name}': {weights} morph-target weight channel(s) not imported"));
+    if !weights.is_empty() {
+        left_out
+            .push(format!("{} animating morph-target weights, which are not skeletal motion", listed(&mut weights)));
     }
     if curves.is_empty() {
+        let why = if left_out.is_empty() { "it has no channels".to_owned() } else { left_out.join("; ") };
+        notes.push(format!("animation '{name}' moves no bone, so it is not imported: {why}"));
         return Ok(None);
     }
+    if !left_out.is_empty() {
+        notes.push(format!("animation '{name}': not imported: {}", left_out.join("; ")));
+    }
+    // Samples from 0 to the last key, that key included: `n` intervals at the rate
+    // asked for, or when the last key falls between two samples, `n` rounded up and
+    // the rate raised to land the last sample on it (a share of one sample at most).
     let end = curves.values().filter_map(|c| c.times.last().copied()).fold(0.0, f64::max);
-    let samples = ((end * rate).round() as usize).saturating_add(1);
+    let exact = end * rate;
+    let on_a_sample = (exact - exact.round()).abs() <= exact * KEY_SNAP;
+    let intervals = if on_a_sample { exact.round() } else { exact.ceil() };
+    let samples = (intervals as usize).saturating_add(1);
+    let clip_rate = if on_a_sample { rate } else { intervals / end };
+    if clip_rate != rate {
+        notes.push(format!(
+            "animation '{name}': its last key ({} s) falls between two samples at {rate} Hz, so it is sampled at \
+             {} Hz ({intervals} intervals) to keep its last pose",
+            end as f32, clip_rate as f32
+        ));
+    }
     let bones = skeleton.bones.len();
     if (samples as u64).saturating_mul(bones as u64) > MAX_TRANSFORM_SAMPLES {
-        return Err(bad(format!("{samples} samples of {bones} bones at {rate} Hz is more than the encoder takes")));
+        return Err(bad(format!(
+            "{samples} samples of {bones} bones at {clip_rate} Hz is more than the encoder takes"
+        )));
     }
     check(Declared { bones, samples, base_samples: 0 }).map_err(bad)?;
     let mut tracks = Vec::with_capacity(bones);
     for (b, bone) in skeleton.bones.iter().enumerate() {
         let rest = bone.bind_pose;
         let at = |property: usize, s: usize| -> [f64; 4] {
-            let time = (s as f64 / rate).min(end);
+            let time = if s + 1 == samples { end } else { (s as f64 / clip_rate).min(end) };
             match curves.get(&(b, property)) {
                 Some(curve) => evaluate(curve, time),
                 None => match property {
@@ -506,11 +690,12 @@ fn clip_of(
     }
     let clip = RawClip {
         name: name.clone(),
-        sample_rate: rate,
+        sample_rate: clip_rate,
         sample_count: samples,
         bones: skeleton.bones.clone(),
         tracks,
         additive: None,
+        source: skeleton.source.clone(),
     };
     clip.check().map_err(|e| bad(e.to_string()))?;
     Ok(Some(clip))
@@ -559,8 +744,12 @@ fn check_accessor(
 }
 
 /// Within this share of a second (times the time, past one second) of a key, a time
-/// takes the key's value exactly: key times are `f32`, sample times `i / rate`.
-const KEY_SNAP: f64 = 1e-6;
+/// takes the key's value exactly: key times are `f32` (exact to `2⁻²⁴ · t`, about
+/// `6e-8 · t`), sample times `i / rate` in `f64`, so a sample meant to fall on a key
+/// misses it by up to that much. A millionth is 16 such steps: ample for the key
+/// times an exporter rounded, 3.6 ms at one hour. (A fixed tolerance cannot serve
+/// both ends: `f32` times are 0.24 ms apart at one hour.)
+pub const KEY_SNAP: f64 = 1e-6;
 
 /// A curve's value at `time` (see the module documentation).
 fn evaluate(curve: &Curve, time: f64) -> [f64; 4] {
