@@ -487,11 +487,9 @@ impl Skeleton {
                 placing.join(", ")
             ));
         }
-        let others: Vec<String> = nodes
-            .iter()
-            .filter(|n| !bone_of.contains_key(&n.index()) && !(above[n.index()] && !root_placements.is_empty()))
-            .map(node_name)
-            .collect();
+        // Nodes that are neither bones nor a kept placement.
+        let kept = |n: usize| bone_of.contains_key(&n) || (above[n] && !root_placements.is_empty());
+        let others: Vec<String> = nodes.iter().filter(|n| !kept(n.index())).map(node_name).collect();
         if !others.is_empty() {
             let shown: Vec<&str> = others.iter().take(12).map(String::as_str).collect();
             notes.push(format!(
