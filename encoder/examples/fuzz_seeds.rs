@@ -70,8 +70,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 },
             ));
         }
+        // (3.2) Metadata records: the bones in reverse of their source's order, the
+        // first root placed at half size, turned.
+        let mut placed = raw.clone();
+        placed.source.joint_order = (0..raw.bones.len()).rev().collect();
+        placed.source.root_placements = vec![ossa_encoder::RootPlacement {
+            bone: 0,
+            matrix: [0.0, -0.5, 0.0, 1.0, 0.5, 0.0, 0.0, 2.0, 0.0, 0.0, 0.5, 3.0],
+        }];
+        let clips = [&raw, &placed];
+        variants.push(("placed", Settings::default()));
         for (variant, settings) in variants {
-            let Ok(compressed) = compress(&raw, &settings) else { continue };
+            let clip = if variant == "placed" { clips[1] } else { clips[0] };
+            let Ok(compressed) = compress(clip, &settings) else { continue };
             let mut decode = vec![0x00, 0x00, 0x00, 0x3f, i as u8, 0x80, 0x03, 0x01];
             decode.extend_from_slice(&compressed.bytes);
             std::fs::write(out.join("decode").join(format!("clip{i}_{variant}")), &decode)?;

@@ -31,6 +31,12 @@ fuzz_target!(|data: &[u8]| {
         for t in [f32::from_le_bytes([control[0], control[1], control[2], control[3]]), list.duration()] {
             sampler.seek(t);
             let _ = sampler.decompress_tracks(&mut out);
+            let _ = sampler.decompress_stored_tracks(&mut out);
+        }
+        if let Some(meta) = list.metadata() {
+            // (3.2) The tracks with an output are the stored ones.
+            let stored = meta.tracks().filter(|t| t.output_index.is_some()).count();
+            assert_eq!(stored, list.track_count() as usize);
         }
         return;
     }
@@ -90,8 +96,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = sampler.decompress_bones(&list, &mut scalar);
     if let Some(meta) = clip.metadata() {
-        for bone in meta.bones() {
+        for (b, bone) in meta.bones().enumerate() {
             let _ = bone.name.len();
+            // (3.2) Every bone's source joint is in range.
+            assert!(meta.source_index(b as u32).is_some_and(|j| j < clip.bone_count()));
+        }
+        for p in meta.root_placements() {
+            assert!(p.bone < clip.bone_count() && p.matrix.iter().all(|v| v.is_finite()));
         }
     }
     let _ = clip.layout();

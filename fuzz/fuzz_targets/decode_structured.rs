@@ -126,6 +126,12 @@ fuzz_target!(|data: &[u8]| {
         for t in [plan.time, 0.0, list.duration()] {
             sampler.seek(t);
             let _ = sampler.decompress_tracks(&mut out);
+            let _ = sampler.decompress_stored_tracks(&mut out);
+        }
+        if let Some(meta) = list.metadata() {
+            // (3.2) The tracks with an output are the stored ones.
+            let stored = meta.tracks().filter(|t| t.output_index.is_some()).count();
+            assert_eq!(stored, list.track_count() as usize);
         }
         return;
     }
@@ -155,8 +161,13 @@ fuzz_target!(|data: &[u8]| {
     let _ = d.transform_point(ossa_decoder::glam::Vec3::ONE);
     let _ = clip.root_transform(plan.time);
     if let Some(meta) = clip.metadata() {
-        for bone in meta.bones() {
+        for (b, bone) in meta.bones().enumerate() {
             let _ = bone.name.len();
+            // (3.2) Every bone's source joint is in range.
+            assert!(meta.source_index(b as u32).is_some_and(|j| j < clip.bone_count()));
+        }
+        for p in meta.root_placements() {
+            assert!(p.bone < clip.bone_count() && p.matrix.iter().all(|v| v.is_finite()));
         }
     }
     let _ = clip.layout();

@@ -26,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
         // What the exporter writes of a clip imports again.
         if let Some(clip) = imported.clips.first() {
             let text = ossa_encoder::formats::gltf::write_gltf(clip);
-            let again = ossa_encoder::formats::gltf::read_gltf(text.as_bytes(), None, clip.sample_rate, &AnimationChoice::All);
+            let again =
+                ossa_encoder::formats::gltf::read_gltf(text.as_bytes(), None, clip.sample_rate, &AnimationChoice::All);
             assert!(again.is_ok(), "an exported clip imports: {:?}", again.err());
         }
     }

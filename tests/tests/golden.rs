@@ -15,14 +15,27 @@ use ossa_encoder::database::poses::PosePolicy;
 use ossa_encoder::database::{build_each, ClipInput, DatabaseSettings};
 use ossa_encoder::{compress, AlignedBytes, Settings};
 
-/// A golden file: its name, the example clip it is compressed from and with which
-/// settings, and for a crafted file the change made to the encoder's output (the
-/// checksum is then recomputed).
+/// A golden file: its name, where its bytes come from and with which settings, and
+/// for a crafted file the change made to the encoder's output (the checksum is then
+/// recomputed).
 struct Golden {
     name: &'static str,
-    source: &'static str,
+    source: Source,
     settings: Settings,
     patch: Option<fn(&mut [u8])>,
+}
+
+/// Where a golden file's bytes come from.
+enum Source {
+    /// `examples/NAME.acl.sjson`, compressed.
+    Example(&'static str),
+    /// `examples/NAME.gltf`, its animation compressed (glTF import at 30 Hz).
+    Model(&'static str),
+    /// A clip built here, compressed; its expected values list some bones only.
+    Built(fn() -> ossa_encoder::RawClip),
+    /// Bytes written here from the spec alone (tests/tests/common/spec_writer.rs): a
+    /// layout the reference encoder never writes.
+    Written(fn() -> Vec<u8>),
 }
 
 /// `wave` and `pose` are the everyday case; `edges` (segments of 7 samples, a tight
@@ -36,10 +49,18 @@ struct Golden {
 /// runs from the last segment back to the first; `stride` walks forward with its root
 /// motion extracted from `hips` (not a root: a chain of one ancestor), so it wraps,
 /// keeps the hips' last sample and shows them in place: a root-motion block with every
-/// part; `wave_additive` is an additive1 clip whose bones without scale tracks
-/// decode a scale of 0.
+/// part; `in_place` is `stride` with an in-place rotation of another length and a
+/// scale other than 1; `wave_additive` is an additive1 clip whose bones without scale
+/// tracks decode a scale of 0; `skinned` is a glTF model whose joints are not listed
+/// parents first, under a scaled armature (metadata records, 3.2); `wide` has more
+/// than 256 bones and animated sub-tracks (rank and frame directories); `crafted` is
+/// written from the spec: raw constant lists 0, 2 and 3 and a quantised list 1,
+/// `−0.0` stored, raw rotation keys at right angles and ones whose dot product's sign
+/// depends on its summation order, and bit-rate-0 bytes that tell apart two ways of
+/// dividing.
 fn golden() -> Vec<Golden> {
-    let plain = |name, settings| Golden { name, source: name, settings, patch: None };
+    let plain = |name, settings| Golden { name, source: Source::Example(name), settings, patch: None };
+    let stride = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
     vec![
         plain("wave", Settings::default()),
         plain("pose", Settings::default()),
@@ -48,18 +69,182 @@ fn golden() -> Vec<Golden> {
         plain("cycle", Settings::default()),
         plain("wave_additive", Settings::default()),
         plain("glide", Settings::default()),
-        plain(
-            "stride",
-            Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() },
-        ),
-        Golden { name: "unnormalised", source: "pose", settings: Settings::default(), patch: Some(unnormalise) },
+        plain("stride", stride.clone()),
+        Golden { name: "in_place", source: Source::Example("stride"), settings: stride, patch: Some(in_place) },
+        Golden {
+            name: "unnormalised",
+            source: Source::Example("pose"),
+            settings: Settings::default(),
+            patch: Some(unnormalise),
+        },
         Golden {
             name: "degenerate",
-            source: "edges",
+            source: Source::Example("edges"),
             settings: Settings { precision: 0.0001, segment_len: 7, ..Settings::default() },
             patch: Some(degenerate),
         },
+        Golden {
+            name: "skinned",
+            source: Source::Model("skinned"),
+            settings: Settings { precision: ossa_encoder::formats::gltf::DEFAULT_PRECISION, ..Settings::default() },
+            patch: None,
+        },
+        Golden {
+            name: "wide",
+            source: Source::Built(wide),
+            settings: Settings { include_metadata: false, ..Settings::default() },
+            patch: None,
+        },
+        Golden { name: "crafted", source: Source::Written(crafted), settings: Settings::default(), patch: None },
     ]
+}
+
+/// The bytes of `golden`: its source compressed with its settings (or written), then
+/// patched.
+fn bytes_of(golden: &Golden) -> AlignedBytes {
+    let mut encoded = match golden.source {
+        Source::Example(name) => compress(&common::load(&example(name)), &golden.settings).unwrap().bytes,
+        Source::Model(name) => {
+            let path = common::repo_root().join(format!("examples/{name}.gltf"));
+            let imported = ossa_encoder::formats::gltf::read_gltf(
+                &std::fs::read(&path).unwrap(),
+                path.parent(),
+                30.0,
+                &ossa_encoder::formats::gltf::AnimationChoice::All,
+            )
+            .unwrap();
+            compress(&imported.clips[0], &golden.settings).unwrap().bytes
+        }
+        Source::Built(build) => compress(&build(), &golden.settings).unwrap().bytes,
+        Source::Written(write) => AlignedBytes::new(&write()),
+    };
+    if let Some(patch) = golden.patch {
+        let mut crafted = encoded.to_vec();
+        patch(&mut crafted);
+        encoded = AlignedBytes::new(&crafted);
+    }
+    encoded
+}
+
+/// 300 bones (a root and 299 children): every rotation animated, so bones and
+/// animated sub-tracks past 256 are found through the rank and frame directories;
+/// six samples in one segment.
+fn wide() -> ossa_encoder::RawClip {
+    use ossa_encoder::{Bone, BoneTrack, RawClip, RawTransform};
+    let (bones, samples) = (300usize, 6usize);
+    let angle = |b: usize, s: usize| 0.3 * ((b * 7 + s * 3) % 11) as f64 / 11.0 + 0.01 * b as f64;
+    RawClip {
+        name: "wide".into(),
+        sample_rate: 30.0,
+        sample_count: samples,
+        bones: (0..bones)
+            .map(|b| Bone {
+                name: format!("bone {b}"),
+                parent: (b > 0).then_some(0),
+                shell_distance: 3.0,
+                bind_pose: RawTransform::IDENTITY,
+            })
+            .collect(),
+        tracks: (0..bones)
+            .map(|b| {
+                let axis = [(b % 3) as f64, ((b + 1) % 3) as f64, 1.0];
+                let n = (axis[0] * axis[0] + axis[1] * axis[1] + 1.0).sqrt();
+                BoneTrack {
+                    rotations: (0..samples)
+                        .map(|s| {
+                            let (sin, cos) = (angle(b, s) / 2.0).sin_cos();
+                            [axis[0] / n * sin, axis[1] / n * sin, axis[2] / n * sin, cos]
+                        })
+                        .collect(),
+                    translations: vec![[b as f64 * 0.5, (b % 5) as f64, 2.0]; samples],
+                    scales: vec![[1.0; 3]; samples],
+                }
+            })
+            .collect(),
+        additive: None,
+        source: Default::default(),
+    }
+}
+
+/// Written from the spec (tests/tests/common/spec_writer.rs): eight samples in two
+/// segments of four, clamped, four bones:
+/// - bone 0: constants in lists 0, 2 and 3, raw (header byte 23 = 13), each with a
+///   `−0.0` component, which only a decoder that does not interpolate constants keeps;
+/// - bone 1: a quantised list-1 constant (every list but 1 raw: the opposite of the
+///   reference encoder);
+/// - bone 2: a raw (bit rate 32) list-1 rotation whose keys 0 and 1 are at right
+///   angles (dot product exactly 0: not negated), keys 2 and 3 have a dot product
+///   whose sign depends on the order of its sum (`−3e-8` in the spec's order), and
+///   key 4 has a `−0.0` followed by a larger key 5; and a translation of bit rate 0
+///   in segment 0, whose bytes `lo`, `hi` give another value when divided as
+///   `lo / 65535 + 256·hi / 65535`, and raw in segment 1, with `−0.0` at key 4;
+/// - bone 3: default.
+fn crafted() -> Vec<u8> {
+    use common::spec_writer::{Crafted, Part, Segment};
+    let q = |v: f32| ((v + 1.0) * 65535.0 / 2.0).round() as u16;
+    let z = -0.0f32;
+    let rotation_keys = vec![
+        vec![0.0, 0.0, 0.0, 1.0],
+        vec![1.0, 0.0, 0.0, 0.0],
+        vec![-0.757_433_06, 0.687_886_54, 0.347_069_53, 0.672_363_9],
+        vec![0.904_822_65, 0.158_152_83, 0.597_494_5, 0.549_076_6],
+    ];
+    let rotation_keys_1 =
+        vec![vec![z, 0.6, 0.0, 0.8], vec![0.5, 0.5, 0.5, 0.5], vec![0.1, -0.7, 0.1, 0.7], vec![0.0, 0.0, 0.6, 0.8]];
+    let bone0 = [
+        Part::Raw { list: 0, values: vec![0.6, z, 0.0] },
+        Part::Raw { list: 2, values: vec![1.5, z, 2.25] },
+        Part::Raw { list: 3, values: vec![1.0, z, 0.5] },
+    ];
+    let bone1 =
+        [Part::Quantised { list: 1, values: vec![q(0.5), q(-0.5), q(0.5), q(0.5)] }, Part::Default, Part::Default];
+    let bone2 = [
+        Part::Animated {
+            list: 1,
+            q_min: vec![0; 4],
+            q_extent: vec![65535; 4],
+            segments: vec![Segment::Raw(rotation_keys), Segment::Raw(rotation_keys_1)],
+        },
+        Part::Animated {
+            list: 2,
+            q_min: vec![0; 3],
+            q_extent: vec![65535; 3],
+            segments: vec![
+                Segment::Zero { lo: vec![1, 2, 4], hi: vec![1, 2, 4] },
+                Segment::Raw(vec![vec![z, 5.0, z], vec![3.0, 6.0, 1.0], vec![2.0, 7.0, 1.5], vec![1.0, 8.0, 2.0]]),
+            ],
+        },
+        Part::Default,
+    ];
+    let bone3 = [Part::Default, Part::Default, Part::Default];
+    Crafted {
+        sample_rate: 30.0,
+        samples: 8,
+        segment_len: 4,
+        bones: vec![bone0, bone1, bone2, bone3],
+        grid: [[-4.0, -4.0, -4.0], [0.000_25, 0.000_5, 0.001]],
+    }
+    .write()
+}
+
+/// Gives `stride`'s in-place transform (root-motion.md, In place) a rotation of
+/// another length (each component times 1.7) and the scale `(2, 0.5, 1.25)`: a
+/// decoder must normalise the one and give the other as stored.
+fn in_place(bytes: &mut [u8]) {
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    assert!(u32_at(bytes, 16) & 4 != 0, "a root-motion block");
+    let (options, chain) = (u32_at(bytes, 68), u32_at(bytes, 72));
+    assert!(options & 2 != 0, "an in-place transform");
+    let at = 64 + 16 + 16 * chain.div_ceil(4) + if options & 1 != 0 { 32 } else { 0 };
+    for m in 0..4 {
+        let v = f32::from_le_bytes(bytes[at + 4 * m..at + 4 * m + 4].try_into().unwrap()) * 1.7;
+        bytes[at + 4 * m..at + 4 * m + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    for (m, v) in [2.0f32, 0.5, 1.25].into_iter().enumerate() {
+        bytes[at + 28 + 4 * m..at + 32 + 4 * m].copy_from_slice(&v.to_le_bytes());
+    }
+    let sum = format::checksum(bytes);
+    bytes[12..16].copy_from_slice(&sum.to_le_bytes());
 }
 
 /// The byte offset of the first constant of `list` (format-spec/tracks.md: the grids
@@ -125,19 +310,74 @@ const MODES: [(&str, Rounding); 4] =
     [("none", Rounding::None), ("floor", Rounding::Floor), ("ceil", Rounding::Ceil), ("nearest", Rounding::Nearest)];
 
 /// The times and rounding modes of an `.expected.txt` file: `duration · k / (2N)` for
-/// `k = 0 … 2N` (every fifth with every mode; `N` the stored samples), then every
-/// source sample time `i / rate` as a game computes it (which `seek` must snap to
-/// sample `i`; for a wrapping loop the last is the duration, sample 0 again).
+/// `k = 0 … 2N` (every fifth with every mode, and the first and last, 0 and the
+/// duration, with every mode; `N` the stored samples), then every source sample time
+/// `i / rate` as a game computes it (which `seek` must snap to sample `i`; for a
+/// wrapping loop the last is the duration, sample 0 again), then the snap probes.
+/// A clip of many bones (more than 64) has the first group only, with rounding none.
 fn queries(clip: &Clip) -> Vec<(f32, &'static str, Rounding)> {
     let mut out = Vec::new();
     let steps = 2 * clip.sample_count();
+    let many = clip.bone_count() > 64;
     for k in 0..=steps {
         let time = clip.duration() * k as f32 / steps as f32;
-        let count = if k % 5 == 1 { 4 } else { 1 };
+        let count = if many {
+            1
+        } else if k % 5 == 1 || k == 0 || k == steps {
+            4
+        } else {
+            1
+        };
         out.extend(MODES[..count].iter().map(|&(name, r)| (time, name, r)));
     }
-    out.extend((0..clip.source_sample_count()).map(|i| (i as f32 / clip.sample_rate(), "none", Rounding::None)));
+    if !many {
+        out.extend((0..clip.source_sample_count()).map(|i| (i as f32 / clip.sample_rate(), "none", Rounding::None)));
+        out.extend(snap_probes(clip).into_iter().map(|t| (t, "none", Rounding::None)));
+    }
     out
+}
+
+/// Times whose position `p = t · rate` (in `f32`, as a decoder computes it) lies 1 to
+/// 10 `f32` steps either side of sample `r`, for `r` the last interval's end, the
+/// largest power of two at most that and 1 (decoding.md, Seeking, step 1): the snap
+/// tolerance `r × 4ε` lies among them, and for a power of two exactly on one of them.
+/// A time is kept only when it gives that position exactly.
+fn snap_probes(clip: &Clip) -> Vec<f32> {
+    let intervals = clip.source_sample_count() - 1;
+    if intervals == 0 {
+        return Vec::new();
+    }
+    let rate = clip.sample_rate();
+    let power = 1u32 << (31 - intervals.leading_zeros());
+    let mut samples = vec![1, power, intervals];
+    samples.dedup();
+    let mut out = Vec::new();
+    for r in samples {
+        let r = r as f32;
+        for step in (-10i32..=10).filter(|&j| j != 0) {
+            let p = f32::from_bits(r.to_bits().wrapping_add_signed(step));
+            if !(0.0..=intervals as f32).contains(&p) {
+                continue;
+            }
+            // A time that gives exactly `p`: near `p / rate`, a few `f32` steps away.
+            let guess = p / rate;
+            let hit =
+                (-16i32..=16).map(|d| f32::from_bits(guess.to_bits().wrapping_add_signed(d))).find(|t| t * rate == p);
+            out.extend(hit);
+        }
+    }
+    out
+}
+
+/// The bones an `.expected.txt` file lists: every one, or for a clip of many (more
+/// than 64) its first eight and its last fifty, past the directories' first block.
+fn listed_bones(clip: &Clip) -> Vec<usize> {
+    let bones = clip.bone_count() as usize;
+    if bones <= 64 {
+        (0..bones).collect()
+    } else {
+        (0..8).chain(bones - 50..bones).collect()
+    }
 }
 
 /// Decoded values at [`queries`], as hexadecimal `f32` bits.
@@ -146,10 +386,12 @@ fn expected_values(bytes: &[u8]) -> String {
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
     let mut out = String::from("# time rounding bone: rotation xyzw, translation xyz, scale xyz (f32 bits)\n");
+    let listed = listed_bones(&clip);
     for (time, name, r) in queries(&clip) {
         sampler.seek(time, r);
         sampler.decompress_pose(&mut pose).unwrap();
-        for (b, t) in pose.iter().enumerate() {
+        for &b in &listed {
+            let t = &pose[b];
             let _ = write!(out, "{:08x} {name} {b}:", time.to_bits());
             for v in t.rotation.to_array().into_iter().chain(t.translation.to_array()).chain(t.scale.to_array()) {
                 let _ = write!(out, " {:08x}", v.to_bits());
@@ -162,15 +404,9 @@ fn expected_values(bytes: &[u8]) -> String {
 
 #[test]
 fn golden_files_encode_and_decode_bit_for_bit() {
-    for Golden { name, source, settings, patch } in golden() {
-        let source = common::repo_root().join(format!("examples/{source}.acl.sjson"));
-        let raw = common::load(&source);
-        let mut encoded = compress(&raw, &settings).unwrap().bytes;
-        if let Some(patch) = patch {
-            let mut crafted = encoded.to_vec();
-            patch(&mut crafted);
-            encoded = AlignedBytes::new(&crafted);
-        }
+    for golden in golden() {
+        let name = golden.name;
+        let encoded = bytes_of(&golden);
         let ossa_path = golden_dir().join(format!("{name}.ossa"));
         let values_path = golden_dir().join(format!("{name}.expected.txt"));
         if bless() {
@@ -297,11 +533,16 @@ fn resident(config: &str, tier: usize, chunk: usize) -> bool {
 /// Decoded values of every database clip in every configuration, at
 /// [`stream_queries`].
 fn stream_expected(file: &[u8], clips: &[(&str, AlignedBytes)]) -> String {
+    stream_expected_in(file, clips, &STREAM_CONFIGS)
+}
+
+/// [`stream_expected`] in the configurations `configs`.
+fn stream_expected_in(file: &[u8], clips: &[(&str, AlignedBytes)], configs: &[&str]) -> String {
     use ossa_decoder::{Database, Residency, Tier};
     let database = Database::from_bytes_verified(file).unwrap();
     let mut out =
         String::from("# residency clip time rounding bone: rotation xyzw, translation xyz, scale xyz (f32 bits)\n");
-    for config in STREAM_CONFIGS {
+    for &config in configs {
         let mut residency = Residency::new(&database, vec![None; database.chunk_slots() as usize]).unwrap();
         for tier in Tier::ALL {
             for i in 0..database.chunk_count(tier) {
@@ -371,6 +612,23 @@ fn the_database_golden_files_build_and_decode_bit_for_bit() {
     let expected = std::fs::read_to_string(&values_path).expect("golden values present");
     assert!(expected == stream_expected(&file, &golden), "decoded values differ from {}", values_path.display());
 
+    // `stream_pose.ossadb`: the same index with shared pose 0's rotations lengthened,
+    // which a decoder gives as stored (database.md, Shared poses); its clips that take
+    // the pose, at the lowest fidelity.
+    let mut lengthened = built.file.clone();
+    lengthen_pose_rotations(&mut lengthened);
+    let pose_path = golden_dir().join("stream_pose.ossadb");
+    let pose_values = golden_dir().join("stream_pose.expected.txt");
+    let posed: Vec<(&str, AlignedBytes)> =
+        golden.iter().filter(|(n, _)| matches!(*n, "stride" | "cycle")).map(|(n, b)| (*n, b.clone())).collect();
+    if bless() {
+        std::fs::write(&pose_path, &lengthened).unwrap();
+        std::fs::write(&pose_values, stream_expected_in(&lengthened, &posed, &["lowest"])).unwrap();
+    }
+    assert!(std::fs::read(&pose_path).unwrap() == lengthened, "{} is not reproduced", pose_path.display());
+    let expected = std::fs::read_to_string(&pose_values).unwrap();
+    assert!(expected == stream_expected_in(&lengthened, &posed, &["lowest"]), "{} differs", pose_values.display());
+
     let database = ossa_decoder::Database::from_bytes(&file).unwrap();
     for tier in ossa_decoder::Tier::ALL {
         assert!(database.chunk_count(tier) >= 2, "several chunks in the {} tier", tier.name());
@@ -414,18 +672,43 @@ fn the_database_golden_files_build_and_decode_bit_for_bit() {
 
 type RawClipOwned = (ossa_encoder::RawClip, Settings);
 
+/// Multiplies every rotation component of shared pose 0 of the database `file` by 1.3
+/// (each rotation then of length 1.3, still finite), and recomputes the index's
+/// checksum (database.md).
+fn lengthen_pose_rotations(file: &mut [u8]) {
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let (index_size, poses) = (u32_at(file, 8), u32_at(file, 68));
+    assert!(u32_at(file, 64) > 0, "a shared pose");
+    let (values, bones) = (u32_at(file, poses), u32_at(file, poses + 4));
+    for bone in 0..bones {
+        for m in 0..4 {
+            let at = values + 40 * bone + 4 * m;
+            let v = f32::from_le_bytes(file[at..at + 4].try_into().unwrap()) * 1.3;
+            file[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    let sum = format::checksum(&file[..index_size]);
+    file[12..16].copy_from_slice(&sum.to_le_bytes());
+}
+
 fn example(name: &str) -> PathBuf {
     common::repo_root().join(format!("examples/{name}.acl.sjson"))
 }
 
-/// How many values of `stream.expected.txt` `misreading` gets wrong.
+/// How many values of `stream.expected.txt` and `stream_pose.expected.txt`
+/// `misreading` gets wrong.
 fn stream_values_misread(misreading: Misreading) -> usize {
-    let file = std::fs::read(golden_dir().join("stream.ossadb")).unwrap();
+    stream_file_misread("stream", misreading) + stream_file_misread("stream_pose", misreading)
+}
+
+/// [`stream_values_misread`] of the database `NAME.ossadb` and its `NAME.expected.txt`.
+fn stream_file_misread(name: &str, misreading: Misreading) -> usize {
+    let file = std::fs::read(golden_dir().join(format!("{name}.ossadb"))).unwrap();
     let clips: Vec<(String, Vec<u8>)> = stream_sources()
         .into_iter()
         .map(|(n, _)| (n.to_owned(), std::fs::read(golden_dir().join(format!("stream_{n}.ossa"))).unwrap()))
         .collect();
-    let text = std::fs::read_to_string(golden_dir().join("stream.expected.txt")).unwrap();
+    let text = std::fs::read_to_string(golden_dir().join(format!("{name}.expected.txt"))).unwrap();
     let mut wrong = 0;
     let mut cache: Option<(String, Vec<[f32; 10]>)> = None;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
@@ -458,9 +741,18 @@ fn the_golden_files_cover_the_edges() {
     let (mut single_segment_animated, mut other_length, mut wrap_across_segments) = (false, false, false);
     let (mut full_root_motion_block, mut additive1_default_scale) = (false, false);
     let (mut hole_after_stored, mut run_of_holes) = (false, false);
+    let (mut raw_lists_quantised_rotations, mut wide_bones, mut wide_animated) = (false, false, false);
     for Golden { name, .. } in golden() {
         let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
         let clip = Clip::from_bytes_verified(&bytes).unwrap();
+        // Header byte 23: lists 0, 2 and 3 raw, list 1 quantised, each with constants
+        // (bit sets 0 to 3 at the header's tracks offset, tracks.md).
+        let tracks = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
+        let w = (clip.bone_count() as usize).div_ceil(8);
+        let constants = |l: usize| bytes[tracks + l * w..tracks + (l + 1) * w].iter().any(|&x| x != 0);
+        raw_lists_quantised_rotations |= bytes[23] == 0b1101 && (0..4).all(constants);
+        wide_bones |= clip.bone_count() > 256;
+        wide_animated |= clip.animated_sub_tracks() > 256;
         let segments = clip.segment_count() as usize;
         let animated = clip.animated_sub_tracks() as usize;
         single_segment_animated |= segments == 1 && animated > 0;
@@ -500,6 +792,8 @@ fn the_golden_files_cover_the_edges() {
     assert!(additive1_default_scale, "no additive1 clip with a default scale");
     assert!(hole_after_stored, "no key frame left out between two stored ones");
     assert!(run_of_holes, "no run of three key frames left out");
+    assert!(raw_lists_quantised_rotations, "no clip with raw constant lists 0, 2 and 3 and a quantised list 1");
+    assert!(wide_bones && wide_animated, "no clip of more than 256 bones and animated sub-tracks (the directories)");
 }
 
 /// The scalar track list golden file (`weights`): the encoder reproduces it byte for
@@ -565,5 +859,95 @@ fn the_scalar_track_list_golden_file_encodes_and_decodes_bit_for_bit() {
         let wrong = misread(m);
         println!("{m:?}: {wrong} golden values wrong");
         assert!(wrong > 0, "the golden list does not catch {m:?}");
+    }
+}
+
+/// The golden files whose metadata sections have a `NAME.metadata.txt`: a transform
+/// clip's plain metadata (`wave`), one with the records of 3.2 (`skinned`: a joint
+/// order and a root placement), and a scalar list's (`weights`: a track without an
+/// output).
+const METADATA_GOLDEN: [&str; 3] = ["wave", "skinned", "weights"];
+
+/// The metadata of `bytes` as the decoder reads it, in the text form of
+/// [`spec_reader::metadata`].
+fn metadata_text(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    let bits = |v: f32| format!("{:08x}", v.to_bits());
+    let join = |v: &[f32]| v.iter().map(|&x| bits(x)).collect::<Vec<_>>().join(" ");
+    if let Ok(list) = ossa_decoder::ScalarClip::from_bytes(bytes) {
+        let Some(meta) = list.metadata() else { return out };
+        let _ = writeln!(out, "list {:?} tracks {}", meta.list_name(), meta.track_count());
+        let mut stored = 0;
+        for (k, t) in meta.tracks().enumerate() {
+            let shown = |v: Option<usize>| v.map_or("none".to_owned(), |v| v.to_string());
+            let place = t.output_index.map(|_| {
+                stored += 1;
+                stored - 1
+            });
+            let _ = writeln!(
+                out,
+                "track {k} output {} precision {} name {:?} stored {}",
+                shown(t.output_index.map(|o| o as usize)),
+                bits(t.precision),
+                t.name,
+                shown(place)
+            );
+        }
+        return out;
+    }
+    let clip = Clip::from_bytes(bytes).unwrap();
+    let Some(meta) = clip.metadata() else { return out };
+    let _ = writeln!(out, "clip {:?} precision {}", meta.clip_name(), bits(meta.precision()));
+    for (i, bone) in meta.bones().enumerate() {
+        let t = bone.bind_pose;
+        let _ = writeln!(
+            out,
+            "bone {i} parent {} shell {} rotation {} translation {} scale {} name {:?} joint {}",
+            bone.parent.map_or("none".to_owned(), |p| p.to_string()),
+            bits(bone.shell_distance),
+            join(&t.rotation.to_array()),
+            join(&t.translation.to_array()),
+            join(&t.scale.to_array()),
+            bone.name,
+            meta.source_index(i as u32).unwrap()
+        );
+    }
+    for p in meta.root_placements() {
+        let _ = writeln!(out, "placement bone {}: {}", p.bone, join(&p.matrix));
+    }
+    out
+}
+
+/// The metadata golden files: the decoder reads each as its `NAME.metadata.txt`
+/// says, so does the reader written from the spec alone, and each misreading of the
+/// metadata pages changes at least one line. `skinned` holds both records of 3.2.
+#[test]
+fn the_metadata_golden_files_read_the_same_from_the_spec() {
+    use spec_reader::MetadataMisreading;
+    let mut texts = Vec::new();
+    for name in METADATA_GOLDEN {
+        let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
+        let path = golden_dir().join(format!("{name}.metadata.txt"));
+        if bless() {
+            std::fs::write(&path, metadata_text(&bytes)).unwrap();
+        }
+        let expected = std::fs::read_to_string(&path).expect("golden metadata present");
+        assert_eq!(expected, metadata_text(&bytes), "{name}: the decoder reads other metadata");
+        assert_eq!(expected, spec_reader::metadata(&bytes, MetadataMisreading::Faithful), "{name}: the spec reader");
+        texts.push((bytes, expected));
+    }
+    let skinned = Clip::from_bytes(&texts[1].0).unwrap().metadata().unwrap();
+    assert!(skinned.has_joint_order() && skinned.root_placements().count() == 1, "skinned has both records");
+    for m in MetadataMisreading::ALL {
+        let wrong: usize = texts
+            .iter()
+            .map(|(bytes, expected)| {
+                let got = spec_reader::metadata(bytes, m);
+                expected.lines().zip(got.lines()).filter(|(a, b)| a != b).count()
+                    + expected.lines().count().abs_diff(got.lines().count())
+            })
+            .sum();
+        println!("{m:?}: {wrong} metadata lines wrong");
+        assert!(wrong > 0, "the metadata golden files do not catch {m:?}");
     }
 }

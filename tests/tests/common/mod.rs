@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod spec_reader;
+pub mod spec_writer;
 
 use std::path::{Path, PathBuf};
 

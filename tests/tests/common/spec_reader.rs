@@ -88,11 +88,60 @@ pub enum Misreading {
     PoseBonesPadded,
     /// (database.md) A shared pose's rotation read `w` first.
     PoseRotationWFirst,
+    /// (decoding.md, Interpolation) Constant sub-tracks interpolated like animated
+    /// ones, `v + (v − v) · α`, which turns a stored `−0.0` into `+0.0`.
+    ConstantsInterpolated,
+    /// (decoding.md, Interpolation) At `α = 0` the formulas applied anyway, with the
+    /// second key read: `v0 + (v1 − v0) · 0`.
+    InterpolateAtZero,
+    /// (segments.md) A bit-rate-0 value read as `lo / 65535 + 256·hi / 65535`, not
+    /// the 16-bit integer `lo + 256·hi` divided once.
+    ZeroRateSplit,
+    /// (decoding.md, Interpolation) Key 1 negated when the dot product is `≤ 0`, not
+    /// `< 0`.
+    FlipWhenZero,
+    /// (decoding.md, Interpolation) The dot product summed `w` first:
+    /// `((w0·w1 + z0·z1) + y0·y1) + x0·x1`.
+    DotReversed,
+    /// (decoding.md, Interpolation) Key 0 negated instead of key 1.
+    FlipKeyZero,
+    /// (3.0, tracks.md) Header byte 23 ignored the other way: the constant lists
+    /// taken raw or quantised as the reference encoder writes them (list 1 raw, the
+    /// others quantised).
+    RawConstantsAsEncoder,
+    /// (decoding.md, Seeking) Snapping within `2ε` rather than `4ε`.
+    SnapTwoEpsilon,
+    /// (decoding.md, Seeking) Snapping within `8ε`.
+    SnapEightEpsilon,
+    /// (decoding.md, Seeking) Snapping within `256ε`.
+    SnapWide,
+    /// (decoding.md, Seeking) Snapping only strictly within `4ε` (`<`, not `≤`).
+    SnapStrict,
+    /// (decoding.md, Seeking) A wrapping clip's duration taken as the last interval's
+    /// end: keys `N − 1` and 0 with fraction 1 (so *floor* decodes the last stored
+    /// sample), not `k0 = k1 = 0` with fraction 0.
+    WrapDurationAlphaOne,
+    /// (root-motion.md) The in-place rotation used as stored, not normalised.
+    InPlaceNotNormalised,
+    /// (root-motion.md) The in-place scale ignored: the bone's scale decoded from
+    /// its track.
+    InPlaceScaleIgnored,
+    /// (database.md) A shared pose's rotations normalised before use.
+    SharedPoseNormalised,
+    /// (segments.md) The frame directory not skipped: the bit rates read at the
+    /// segment's data offset.
+    FrameDirectoryNotSkipped,
+    /// (tracks.md) A rank taken from the directory entry of the bone's own block
+    /// (`j = b / 256`) rather than the one before it: counts one block too many.
+    RankDirectoryOffByOne,
+    /// (segments.md) A sub-track's bit offset taken from the frame directory entry of
+    /// its own block rather than the one before it.
+    FrameDirectoryOffByOne,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 28] = [
+    pub const ALL: [Misreading; 46] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -121,6 +170,24 @@ impl Misreading {
         Misreading::SharedPoseIgnored,
         Misreading::PoseBonesPadded,
         Misreading::PoseRotationWFirst,
+        Misreading::ConstantsInterpolated,
+        Misreading::InterpolateAtZero,
+        Misreading::ZeroRateSplit,
+        Misreading::FlipWhenZero,
+        Misreading::DotReversed,
+        Misreading::FlipKeyZero,
+        Misreading::RawConstantsAsEncoder,
+        Misreading::SnapTwoEpsilon,
+        Misreading::SnapEightEpsilon,
+        Misreading::SnapWide,
+        Misreading::SnapStrict,
+        Misreading::WrapDurationAlphaOne,
+        Misreading::InPlaceNotNormalised,
+        Misreading::InPlaceScaleIgnored,
+        Misreading::SharedPoseNormalised,
+        Misreading::FrameDirectoryNotSkipped,
+        Misreading::RankDirectoryOffByOne,
+        Misreading::FrameDirectoryOffByOne,
     ];
 }
 
@@ -138,7 +205,8 @@ fn f32_at(b: &[u8], at: usize) -> f32 {
 /// `bits` bits from bit `bit` of `b`, least significant first.
 fn bits_at(b: &[u8], bit: usize, bits: u32) -> u32 {
     let mut v: u64 = 0;
-    for i in 0..bits as usize {
+    // At most 32 (a misreading may read a larger "rate").
+    for i in 0..bits.min(32) as usize {
         let at = bit + i;
         v |= u64::from((u8_at(b, at / 8) >> (at % 8)) & 1) << i;
     }
@@ -146,16 +214,23 @@ fn bits_at(b: &[u8], bit: usize, bits: u32) -> u32 {
 }
 
 /// Seeking (decoding.md): the two keys and the fraction at `time` among `samples`
-/// stored samples, clamped or wrapping; `snap` the snapping to a sample within 4
-/// ulps, `end_is_last` the misreading that decodes a wrapping clip's duration as its
-/// last stored sample.
-fn keys(samples: usize, rate: f32, wrap: bool, time: f32, snap: bool, end_is_last: bool) -> (usize, usize, f32) {
+/// stored samples, clamped or wrapping, as a reader who made `misreading` would.
+fn keys(samples: usize, rate: f32, wrap: bool, time: f32, misreading: Misreading) -> (usize, usize, f32) {
     let last = samples - 1;
     let intervals = if wrap { samples } else { samples - 1 };
     let mut p = time * rate;
     p = if p.is_nan() { 0.0 } else { p.clamp(0.0, intervals as f32) };
     let r = p.round();
-    if snap && (p - r).abs() <= r * (4.0 * f32::EPSILON) {
+    let (tolerance, snaps) = match misreading {
+        Misreading::NoSnapping => (0.0, false),
+        Misreading::SnapTwoEpsilon => (2.0, true),
+        Misreading::SnapEightEpsilon => (8.0, true),
+        Misreading::SnapWide => (256.0, true),
+        _ => (4.0, true),
+    };
+    let limit = r * (tolerance * f32::EPSILON);
+    let near = if misreading == Misreading::SnapStrict { (p - r).abs() < limit } else { (p - r).abs() <= limit };
+    if snaps && near {
         p = r;
     }
     let k = p.floor() as usize;
@@ -163,7 +238,9 @@ fn keys(samples: usize, rate: f32, wrap: bool, time: f32, snap: bool, end_is_las
         (k, k + 1, p - k as f32)
     } else if wrap && k == last {
         (last, 0, p - k as f32)
-    } else if wrap && !end_is_last {
+    } else if wrap && misreading == Misreading::WrapDurationAlphaOne {
+        (last, 0, 1.0)
+    } else if wrap && misreading != Misreading::WrapEndIsLast {
         (0, 0, 0.0)
     } else {
         (last, last, 0.0)
@@ -232,6 +309,11 @@ fn shared_pose(b: &[u8], db: &[u8], misreading: Misreading) -> Option<Vec<[f32; 
                 }
                 if misreading == Misreading::PoseRotationWFirst {
                     v[..4].rotate_left(1);
+                }
+                if misreading == Misreading::SharedPoseNormalised {
+                    let [x, y, z, w] = [v[0], v[1], v[2], v[3]];
+                    let r = 1.0 / (((x * x + y * y) + z * z) + w * w).sqrt();
+                    v[..4].copy_from_slice(&[x * r, y * r, z * r, w * r]);
                 }
                 v
             })
@@ -304,7 +386,18 @@ pub fn decode_with(
     let w = bones.div_ceil(8);
     let in_set = |s: usize, bone: usize| (b[tracks + s * w + bone / 8] >> (bone % 8)) & 1 == 1;
     let count = |s: usize| (0..bones).filter(|&bone| in_set(s, bone)).count();
-    let rank = |s: usize, bone: usize| (0..bone).filter(|&o| in_set(s, o)).count();
+    let rank = |s: usize, bone: usize| {
+        if misreading == Misreading::RankDirectoryOffByOne && bone >= 256 {
+            // Entry `j` counts the bits below `256·(j + 1)`: the entry of block
+            // `bone / 256` read instead of the one before it.
+            let entries = bones.div_ceil(256).saturating_sub(1);
+            let j = bone / 256;
+            let entry = u8_at(b, tracks + 8 * w + 2 * (s * entries + j))
+                | u8_at(b, tracks + 8 * w + 2 * (s * entries + j) + 1) << 8;
+            return entry as usize + (256 * (bone / 256)..bone).filter(|&o| in_set(s, o)).count();
+        }
+        (0..bone).filter(|&o| in_set(s, o)).count()
+    };
     let n: Vec<usize> = (0..8).map(count).collect();
     let animated_count: usize = n[4..].iter().sum();
     let c_of = |i: usize| if i >= n[4] && i < n[4] + n[5] { 4 } else { 3 };
@@ -312,7 +405,11 @@ pub fn decode_with(
     let total_c = p_of(animated_count);
     // Constants (tracks.md): header byte 23 says which lists are raw; the grids of
     // quantised translation and scale lists with constants come first.
-    let raw_bits = if misreading == Misreading::RawConstantsIgnored { 0x0f } else { u8_at(b, 23) };
+    let raw_bits = match misreading {
+        Misreading::RawConstantsIgnored => 0x0f,
+        Misreading::RawConstantsAsEncoder => 0x02,
+        _ => u8_at(b, 23),
+    };
     let raw = |list: usize| raw_bits & (1 << list) != 0;
     let has_grid = |list: usize, set: usize| list >= 2 && n[set] > 0;
     let mut constant_grid = [0usize; 4];
@@ -381,8 +478,7 @@ pub fn decode_with(
 
     // Seeking (decoding.md), with the looping mode of the header's flags.
     let wrap = u32_at(b, 16) & 2 != 0 && misreading != Misreading::WrapIgnored;
-    let snap = misreading != Misreading::NoSnapping;
-    let (mut k0, k1, f) = keys(samples, rate, wrap, time, snap, misreading == Misreading::WrapEndIsLast);
+    let (mut k0, k1, f) = keys(samples, rate, wrap, time, misreading);
     let mut alpha = match round {
         Rounding::None => f,
         Rounding::Floor => 0.0,
@@ -440,12 +536,21 @@ pub fn decode_with(
         let tier = tiers(segment).filter(|_| present >> local & 1 == 0);
         let from_tier = tier.as_ref().and_then(|t| (0..2).find(|&x| t.held[x] >> local & 1 == 1).map(|x| (t, x)));
         let f_entries = animated_count.div_ceil(256).saturating_sub(1);
-        let rates = data + 4 * f_entries;
-        let bits = u8_at(b, rates + i);
+        let rates = if misreading == Misreading::FrameDirectoryNotSkipped { data } else { data + 4 * f_entries };
+        // A valid rate is at most 32; a misreading may read any byte.
+        let bits = u8_at(b, rates + i).min(32);
         let ranged = segments > 1 || misreading == Misreading::RangesInSingleSegment;
         let seg_ranges = rates + animated_count;
         let samples_at = data + 4 * f_entries + animated_count + if segments > 1 { 2 * total_c } else { 0 };
-        let offset: usize = (0..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum();
+        let offset: usize = if misreading == Misreading::FrameDirectoryOffByOne && i >= 256 {
+            // Entry `j` is the offset of sub-track `256·(j + 1)`: the entry of block
+            // `i / 256` read instead of the one before it.
+            let first = 256 * (i / 256);
+            u32_at(b, data + 4 * (i / 256)) as usize
+                + (first..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum::<usize>()
+        } else {
+            (0..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum()
+        };
         let (b_samples, bit) = match from_tier {
             Some((t, x)) => {
                 let all = present | t.held[0] | t.held[1];
@@ -477,7 +582,11 @@ pub fn decode_with(
                 } else {
                     (u8_at(b, lo_at), u8_at(b, hi_at))
                 };
-                (lo + 256 * hi) as f32 / 65535.0
+                if misreading == Misreading::ZeroRateSplit {
+                    lo as f32 / 65535.0 + (256 * hi) as f32 / 65535.0
+                } else {
+                    (lo + 256 * hi) as f32 / 65535.0
+                }
             } else {
                 0.0
             }
@@ -527,7 +636,8 @@ pub fn decode_with(
         let end = if options & 1 != 0 && misreading != Misreading::EndNotSkipped { 32 } else { 0 };
         let at = 64 + 16 + chain + end;
         (options & 2 != 0).then(|| {
-            let q = normalise([0, 1, 2, 3].map(|m| f32_at(b, at + 4 * m)));
+            let stored = [0, 1, 2, 3].map(|m| f32_at(b, at + 4 * m));
+            let q = if misreading == Misreading::InPlaceNotNormalised { stored } else { normalise(stored) };
             let mut out = [0.0; 10];
             out[..4].copy_from_slice(&q);
             for m in 0..6 {
@@ -540,7 +650,8 @@ pub fn decode_with(
 
     (0..bones)
         .map(|bone| {
-            if let Some((_, t)) = in_place.filter(|(b, _)| *b == bone) {
+            let in_place_scale = misreading == Misreading::InPlaceScaleIgnored;
+            if let Some((_, t)) = in_place.filter(|(b, _)| *b == bone && !in_place_scale) {
                 return t;
             }
             // Header byte 21: additive mode 3 (additive1) has a default scale of 0.
@@ -561,19 +672,28 @@ pub fn decode_with(
                     let q = if list == 0 { rebuild(q) } else { q };
                     if misreading == Misreading::ConstantsNotNormalised {
                         q
+                    } else if misreading == Misreading::ConstantsInterpolated && alpha != 0.0 {
+                        normalise(q.map(|v| lerp_with_itself(v, alpha)))
                     } else {
                         normalise(q)
                     }
                 }
                 Stored::Animated { list, index } => {
                     let finish = |q: [f32; 4]| if list == 0 { rebuild(q) } else { q };
-                    let q0 = finish(key(index, k0));
-                    if alpha == 0.0 {
+                    let mut q0 = finish(key(index, k0));
+                    if alpha == 0.0 && misreading != Misreading::InterpolateAtZero {
                         normalise(q0)
                     } else {
                         let mut q1 = finish(key(index, k1));
-                        let dot = ((q0[0] * q1[0] + q0[1] * q1[1]) + q0[2] * q1[2]) + q0[3] * q1[3];
-                        if dot < 0.0 {
+                        let dot = if misreading == Misreading::DotReversed {
+                            ((q0[3] * q1[3] + q0[2] * q1[2]) + q0[1] * q1[1]) + q0[0] * q1[0]
+                        } else {
+                            ((q0[0] * q1[0] + q0[1] * q1[1]) + q0[2] * q1[2]) + q0[3] * q1[3]
+                        };
+                        let flip = if misreading == Misreading::FlipWhenZero { dot <= 0.0 } else { dot < 0.0 };
+                        if flip && misreading == Misreading::FlipKeyZero {
+                            q0 = q0.map(|v| -v);
+                        } else if flip {
                             q1 = q1.map(|v| -v);
                         }
                         normalise([0, 1, 2, 3].map(|m| q0[m] + (q1[m] - q0[m]) * alpha))
@@ -585,17 +705,37 @@ pub fn decode_with(
             for (list, slot) in [(2usize, 4usize), (3, 7)] {
                 let v = match stored(&[list], bone) {
                     Stored::Default => continue,
-                    Stored::Constant { at: rank, .. } => [0, 1, 2].map(|m| constant_value(list, rank, m)),
+                    Stored::Constant { at: rank, .. } => [0, 1, 2].map(|m| {
+                        let v = constant_value(list, rank, m);
+                        if misreading == Misreading::ConstantsInterpolated && alpha != 0.0 {
+                            lerp_with_itself(v, alpha)
+                        } else {
+                            v
+                        }
+                    }),
                     Stored::Animated { index, .. } => {
-                        let (v0, v1) = (key(index, k0), if alpha == 0.0 { [0.0; 4] } else { key(index, k1) });
-                        [0, 1, 2].map(|m| if alpha == 0.0 { v0[m] } else { v0[m] + (v1[m] - v0[m]) * alpha })
+                        let always = misreading == Misreading::InterpolateAtZero;
+                        let (v0, v1) =
+                            (key(index, k0), if alpha == 0.0 && !always { [0.0; 4] } else { key(index, k1) });
+                        [0, 1, 2].map(|m| if alpha == 0.0 && !always { v0[m] } else { v0[m] + (v1[m] - v0[m]) * alpha })
                     }
                 };
                 out[slot..slot + 3].copy_from_slice(&v);
             }
+            if let Some((_, t)) = in_place.filter(|(b, _)| *b == bone) {
+                // The in-place rotation and translation, the scale from the track.
+                out[..7].copy_from_slice(&t[..7]);
+            }
             out
         })
         .collect()
+}
+
+/// `v` interpolated with itself, `v + (v − v) · α`, as a reader who interpolates
+/// constants computes it (`+0.0` for `−0.0`).
+fn lerp_with_itself(v: f32, alpha: f32) -> f32 {
+    let same = v;
+    v + (same - v) * alpha
 }
 
 /// A way to misread `format-spec/scalar-tracks.md`.
@@ -645,7 +785,7 @@ pub fn decode_scalar(b: &[u8], time: f32, misreading: ScalarMisreading) -> Vec<f
     let animated_count = (0..tracks).filter(|&t| in_set(1, t)).count();
 
     // Seeking (decoding.md).
-    let (k0, k1, f) = keys(samples, rate, u32_at(b, 16) & 2 != 0, time, true, false);
+    let (k0, k1, f) = keys(samples, rate, u32_at(b, 16) & 2 != 0, time, Misreading::Faithful);
 
     // One component of animated track number `a` at key `key`.
     let component = |a: usize, m: usize, key: usize| -> f32 {
@@ -715,6 +855,166 @@ pub fn decode_scalar(b: &[u8], time: f32, misreading: ScalarMisreading) -> Vec<f
                 *slot = *v;
             }
         }
+    }
+    out
+}
+
+/// A way to misread the metadata sections (metadata.md, scalar-tracks.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetadataMisreading {
+    /// None: the spec as written.
+    Faithful,
+    /// (3.2) A record's payload size read right after its tag, over the reserved field.
+    RecordSizeAfterTag,
+    /// (3.2) A root placement's matrix read column by column.
+    PlacementByColumns,
+    /// (3.2) The joint-order record ignored: bone `i` taken as joint `i`.
+    JointOrderIgnored,
+    /// (3.2) A scalar list's stored track `k` taken as the source's track `k`, the
+    /// tracks without an output counted.
+    ScalarStoredBySource,
+    /// (3.2) A scalar track record read precision first, then output index.
+    ScalarPrecisionFirst,
+    /// A bone record's bind rotation read `w` first.
+    BindRotationWFirst,
+}
+
+impl MetadataMisreading {
+    /// Every misreading (not [`MetadataMisreading::Faithful`]).
+    pub const ALL: [MetadataMisreading; 6] = [
+        MetadataMisreading::RecordSizeAfterTag,
+        MetadataMisreading::PlacementByColumns,
+        MetadataMisreading::JointOrderIgnored,
+        MetadataMisreading::ScalarStoredBySource,
+        MetadataMisreading::ScalarPrecisionFirst,
+        MetadataMisreading::BindRotationWFirst,
+    ];
+}
+
+/// The metadata section of the clip or scalar list in `b`, as text (the golden
+/// `NAME.metadata.txt` form), read as a reader who made `misreading` would; empty
+/// without one. Transform clips: `clip NAME precision BITS`, then per bone `bone I
+/// parent P shell BITS rotation … translation … scale … name NAME joint J`, then per
+/// placement `placement bone B: M₀₀ … M₂₃` (`f32` bits). Scalar lists: `list NAME
+/// tracks N`, then per source track `track K output O precision BITS name NAME stored
+/// T` (`none` for no output).
+pub fn metadata(b: &[u8], misreading: MetadataMisreading) -> String {
+    use std::fmt::Write as _;
+    let (offset, size) = (u32_at(b, 56) as usize, u32_at(b, 60) as usize);
+    if u32_at(b, 16) & 1 == 0 {
+        return String::new();
+    }
+    let section = b.get(offset..offset + size).unwrap_or(&[]);
+    let u16_at = |at: usize| u8_at(section, at) | u8_at(section, at + 1) << 8;
+    let text = |at: usize, len: usize| String::from_utf8_lossy(section.get(at..at + len).unwrap_or(&[])).into_owned();
+    let bits = |at: usize| format!("{:08x}", u32_at(section, at));
+    let mut out = String::new();
+    if u8_at(b, 20) == 1 {
+        // Scalar list (scalar-tracks.md, Metadata section).
+        let tracks = u32_at(section, 0) as usize;
+        let name_len = u32_at(section, 4) as usize;
+        let _ = writeln!(out, "list {:?} tracks {tracks}", text(8, name_len));
+        let mut at = 8 + name_len;
+        let mut stored = 0;
+        for k in 0..tracks.min(1 << 16) {
+            let (output, precision) = if misreading == MetadataMisreading::ScalarPrecisionFirst {
+                (u32_at(section, at + 4), bits(at))
+            } else {
+                (u32_at(section, at), bits(at + 4))
+            };
+            let len = u16_at(at + 8) as usize;
+            let name = text(at + 10, len);
+            let place = if misreading == MetadataMisreading::ScalarStoredBySource {
+                Some(k)
+            } else if output != u32::MAX {
+                stored += 1;
+                Some(stored - 1)
+            } else {
+                None
+            };
+            let shown = |v: Option<usize>| v.map_or("none".to_owned(), |v| v.to_string());
+            let output = (output != u32::MAX).then_some(output as usize);
+            let _ = writeln!(
+                out,
+                "track {k} output {} precision {precision} name {name:?} stored {}",
+                shown(output),
+                shown(place)
+            );
+            at += 10 + len;
+        }
+        return out;
+    }
+    // Transform clip (metadata.md).
+    let bones = u32_at(section, 0) as usize;
+    let name_len = u32_at(section, 8) as usize;
+    let _ = writeln!(out, "clip {:?} precision {}", text(12, name_len), bits(4));
+    let mut at = 12 + name_len;
+    let mut records = Vec::new();
+    for _ in 0..bones.min(1 << 16) {
+        let len = u16_at(at + 48) as usize;
+        records.push((at, text(at + 50, len)));
+        at += 50 + len;
+    }
+    // Records (3.2): until fewer than 16 zero bytes are left.
+    let minor = u8_at(b, 6) | u8_at(b, 7) << 8;
+    let (mut joints, mut placements) = (None, Vec::new());
+    while minor >= 2 && at < section.len() && !(section.len() - at < 16 && section[at..].iter().all(|&x| x == 0)) {
+        let tag = u16_at(at);
+        let size = if misreading == MetadataMisreading::RecordSizeAfterTag {
+            u32_at(section, at + 2)
+        } else {
+            u32_at(section, at + 4)
+        } as usize;
+        let payload = at + 8;
+        match tag {
+            1 if misreading != MetadataMisreading::JointOrderIgnored => {
+                joints = Some(payload);
+            }
+            2 => {
+                let count = u32_at(section, payload) as usize;
+                for e in 0..count.min(1 << 16) {
+                    let entry = payload + 4 + 52 * e;
+                    let matrix: Vec<String> = (0..12)
+                        .map(|k| {
+                            let k = if misreading == MetadataMisreading::PlacementByColumns {
+                                (k % 3) * 4 + k / 3
+                            } else {
+                                k
+                            };
+                            bits(entry + 4 + 4 * k)
+                        })
+                        .collect();
+                    placements.push(format!("placement bone {}: {}", u32_at(section, entry), matrix.join(" ")));
+                }
+            }
+            _ => {}
+        }
+        if size == 0 && tag == 0 {
+            break;
+        }
+        at = payload + size;
+    }
+    for (i, (record, name)) in records.iter().enumerate() {
+        let parent = u32_at(section, *record);
+        let parent = if parent == u32::MAX { "none".to_owned() } else { parent.to_string() };
+        let mut rotation: Vec<String> = (0..4).map(|m| bits(record + 8 + 4 * m)).collect();
+        if misreading == MetadataMisreading::BindRotationWFirst {
+            rotation.rotate_left(1);
+        }
+        let translation: Vec<String> = (0..3).map(|m| bits(record + 24 + 4 * m)).collect();
+        let scale: Vec<String> = (0..3).map(|m| bits(record + 36 + 4 * m)).collect();
+        let joint = joints.map_or(i as u32, |at| u32_at(section, at + 4 * i));
+        let _ = writeln!(
+            out,
+            "bone {i} parent {parent} shell {} rotation {} translation {} scale {} name {name:?} joint {joint}",
+            bits(record + 4),
+            rotation.join(" "),
+            translation.join(" "),
+            scale.join(" ")
+        );
+    }
+    for p in placements {
+        let _ = writeln!(out, "{p}");
     }
     out
 }
