@@ -39,7 +39,7 @@ typedef enum OssaStatus {
   OSSA_STATUS_NULL_POINTER = 1,
   // The sampler was not initialised by a successful `ossa_sampler_init`.
   OSSA_STATUS_NOT_INITIALISED = 2,
-  // The clip's bytes do not start on a 16-byte boundary.
+  // The clip's (or database index's) bytes do not start on a 16-byte boundary.
   OSSA_STATUS_MISALIGNED = 3,
   // The buffer is shorter than the clip it holds.
   OSSA_STATUS_TRUNCATED = 4,
@@ -76,6 +76,10 @@ typedef enum OssaStatus {
   // The residency (or database) belongs to another database than the sampler's
   // clip or the residency.
   OSSA_STATUS_OTHER_DATABASE = 19,
+  // The database was not initialised by a successful `ossa_database_init`.
+  OSSA_STATUS_DATABASE_NOT_INITIALISED = 20,
+  // The residency was not initialised by a successful `ossa_residency_init`.
+  OSSA_STATUS_RESIDENCY_NOT_INITIALISED = 21,
 } OssaStatus;
 
 // A database's quality tiers: the key frames of medium importance and of low.

@@ -86,8 +86,8 @@ type CResidency = Residency<'static, &'static mut [Slot<'static>]>;
 
 // The views fit their opaque storage, aligned (checked by the macro); a slot is a
 // pointer and a length.
-opaque!(OssaDatabase, Database<'static>, 0x6f73_7361_5f64_6262);
-opaque!(OssaResidency, CResidency, 0x6f73_7361_5f72_6573);
+opaque!(OssaDatabase, Database<'static>, 0x6f73_7361_5f64_6262, OssaStatus::DatabaseNotInitialised);
+opaque!(OssaResidency, CResidency, 0x6f73_7361_5f72_6573, OssaStatus::ResidencyNotInitialised);
 const _: () = assert!(size_of::<Slot<'static>>() == size_of::<OssaChunkSlot>());
 const _: () = assert!(align_of::<Slot<'static>>() <= align_of::<OssaChunkSlot>());
 
@@ -121,7 +121,15 @@ pub unsafe extern "C" fn ossa_database_init(
         return OssaStatus::NullPointer;
     }
     // SAFETY: forwarded contract.
-    let Some(bytes) = (unsafe { borrowed(bytes, len) }) else { return OssaStatus::NullPointer };
+    let bytes = match unsafe { borrowed(bytes, len) } {
+        Ok(bytes) => bytes,
+        Err(status) => return status,
+    };
+    // The index is 16-byte aligned, as the header promises callers it must be.
+    if bytes.as_ptr() as usize % 16 != 0 {
+        // SAFETY: `database` is not null and points to writable storage.
+        return unsafe { put(database, Err::<Database<'static>, _>(OssaStatus::Misaligned)) };
+    }
     let view = if verify_checksum { Database::from_bytes_verified(bytes) } else { Database::from_bytes(bytes) };
     // SAFETY: `database` is not null and points to writable storage.
     unsafe { put(database, view.map_err(OssaStatus::from)) }
@@ -211,7 +219,10 @@ pub unsafe extern "C" fn ossa_database_verify_chunk(
         Err(status) => return status,
     };
     // SAFETY: forwarded contract (the bytes are read during this call only).
-    let Some(bytes) = (unsafe { borrowed(bytes, len) }) else { return OssaStatus::NullPointer };
+    let bytes = match unsafe { borrowed(bytes, len) } {
+        Ok(bytes) => bytes,
+        Err(status) => return status,
+    };
     let Some(tier) = tier_of(tier) else { return OssaStatus::NoSuchChunk };
     match d.verify_chunk(tier, chunk, bytes) {
         Ok(()) => OssaStatus::Ok,
@@ -290,7 +301,10 @@ pub unsafe extern "C" fn ossa_residency_bind(
         Err(status) => return status,
     };
     // SAFETY: forwarded contract.
-    let Some(bytes) = (unsafe { borrowed(bytes, len) }) else { return OssaStatus::NullPointer };
+    let bytes = match unsafe { borrowed(bytes, len) } {
+        Ok(bytes) => bytes,
+        Err(status) => return status,
+    };
     let Some(tier) = tier_of(tier) else { return OssaStatus::NoSuchChunk };
     match r.bind(d, tier, chunk, bytes) {
         Ok(_) => OssaStatus::Ok,
@@ -355,7 +369,7 @@ pub unsafe extern "C" fn ossa_sampler_init_in_database(
         // SAFETY: forwarded contract.
         let d = unsafe { get(database) }?;
         // SAFETY: forwarded contract.
-        let bytes = unsafe { borrowed(bytes, len) }.ok_or(OssaStatus::NullPointer)?;
+        let bytes = unsafe { borrowed(bytes, len) }?;
         let clip = d.open_clip(bytes)?;
         if verify_checksum {
             clip.verify_checksum()?;

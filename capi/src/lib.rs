@@ -51,7 +51,7 @@ pub(crate) struct Inner {
 }
 
 // The sampler and its binding fit the opaque storage, aligned (checked by the macro).
-opaque::opaque!(OssaSampler, Inner, 0x6f73_7361_5f73_6d70);
+opaque::opaque!(OssaSampler, Inner, 0x6f73_7361_5f73_6d70, OssaStatus::NotInitialised);
 
 /// One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
 /// translation`.
@@ -100,7 +100,7 @@ pub enum OssaStatus {
     NullPointer = 1,
     /// The sampler was not initialised by a successful `ossa_sampler_init`.
     NotInitialised = 2,
-    /// The clip's bytes do not start on a 16-byte boundary.
+    /// The clip's (or database index's) bytes do not start on a 16-byte boundary.
     Misaligned = 3,
     /// The buffer is shorter than the clip it holds.
     Truncated = 4,
@@ -137,6 +137,10 @@ pub enum OssaStatus {
     /// The residency (or database) belongs to another database than the sampler's
     /// clip or the residency.
     OtherDatabase = 19,
+    /// The database was not initialised by a successful `ossa_database_init`.
+    DatabaseNotInitialised = 20,
+    /// The residency was not initialised by a successful `ossa_residency_init`.
+    ResidencyNotInitialised = 21,
 }
 
 impl From<Error> for OssaStatus {
@@ -168,7 +172,7 @@ impl From<Error> for OssaStatus {
 /// NUL-terminated string; "unknown status" for any other number).
 #[no_mangle]
 pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
-    const ALL: [OssaStatus; 20] = [
+    const ALL: [OssaStatus; 22] = [
         OssaStatus::Ok,
         OssaStatus::NullPointer,
         OssaStatus::NotInitialised,
@@ -189,13 +193,15 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::ChunkTooShort,
         OssaStatus::TooFewSlots,
         OssaStatus::OtherDatabase,
+        OssaStatus::DatabaseNotInitialised,
+        OssaStatus::ResidencyNotInitialised,
     ];
     let Some(&status) = ALL.iter().find(|s| **s as u32 == status) else { return c"unknown status".as_ptr() };
     let text: &'static core::ffi::CStr = match status {
         OssaStatus::Ok => c"ok",
         OssaStatus::NullPointer => c"a pointer argument is null",
         OssaStatus::NotInitialised => c"the sampler was not initialised by ossa_sampler_init",
-        OssaStatus::Misaligned => c"the clip's bytes do not start on a 16-byte boundary",
+        OssaStatus::Misaligned => c"the clip's or database's bytes do not start on a 16-byte boundary",
         OssaStatus::Truncated => c"the buffer is shorter than the clip it holds",
         OssaStatus::NotAClip => c"not an ossa clip (bad magic)",
         OssaStatus::UnsupportedVersion => c"an ossa format version this library does not read",
@@ -214,6 +220,8 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::ChunkTooShort => c"the bytes given for the chunk are fewer than its size",
         OssaStatus::TooFewSlots => c"the residency's slots are fewer than the database's chunks",
         OssaStatus::OtherDatabase => c"the residency or database belongs to another database",
+        OssaStatus::DatabaseNotInitialised => c"the database was not initialised by ossa_database_init",
+        OssaStatus::ResidencyNotInitialised => c"the residency was not initialised by ossa_residency_init",
     };
     text.as_ptr()
 }
@@ -237,7 +245,10 @@ pub unsafe extern "C" fn ossa_sampler_init(
         return OssaStatus::NullPointer;
     }
     // SAFETY: forwarded contract.
-    let Some(bytes) = (unsafe { borrowed(bytes, len) }) else { return OssaStatus::NullPointer };
+    let bytes = match unsafe { borrowed(bytes, len) } {
+        Ok(bytes) => bytes,
+        Err(status) => return status,
+    };
     let clip = if verify_checksum { Clip::from_bytes_verified(bytes) } else { Clip::from_bytes(bytes) };
     let inner = clip.map(|clip| Inner { sampler: Sampler::new(clip), binding: None }).map_err(OssaStatus::from);
     // SAFETY: `sampler` is not null and points to writable storage.
@@ -245,17 +256,24 @@ pub unsafe extern "C" fn ossa_sampler_init(
 }
 
 /// The `len` bytes at `bytes` as a slice for as long as the caller's contract promises
-/// (the 'static lifetime stands for that promise), or `None` for a null pointer.
+/// (the 'static lifetime stands for that promise). A null pointer is refused, and so
+/// is a length no buffer can have (more than `isize::MAX` bytes, or running past the
+/// end of the address space: `ossa_sampler_init(p, SIZE_MAX)`, say), which a slice
+/// may not describe.
 ///
 /// # Safety
 /// `bytes` is null or points to `len` readable bytes that outlive every use the
 /// calling function's contract names.
-pub(crate) unsafe fn borrowed(bytes: *const u8, len: usize) -> Option<&'static [u8]> {
+pub(crate) unsafe fn borrowed(bytes: *const u8, len: usize) -> Result<&'static [u8], OssaStatus> {
     if bytes.is_null() {
-        return None;
+        return Err(OssaStatus::NullPointer);
     }
-    // SAFETY: not null, and `len` readable bytes that outlive their uses (the contract).
-    Some(unsafe { core::slice::from_raw_parts(bytes, len) })
+    if len > isize::MAX as usize || (bytes as usize).checked_add(len).is_none() {
+        return Err(OssaStatus::InvalidArgument);
+    }
+    // SAFETY: not null, `len` within a slice's limits, and `len` readable bytes that
+    // outlive their uses (the contract).
+    Ok(unsafe { core::slice::from_raw_parts(bytes, len) })
 }
 
 /// The clip's bone count (0 for a null or uninitialised sampler).

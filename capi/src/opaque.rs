@@ -19,6 +19,8 @@ pub(crate) unsafe trait Opaque {
     type Value;
     /// The tag's value once a `Value` was written.
     const TAG: u64;
+    /// The status of a call given a struct of this type that no `init` call filled.
+    const NOT_INITIALISED: OssaStatus;
     /// The tag and storage fields of `*this`.
     ///
     /// # Safety
@@ -64,7 +66,7 @@ pub(crate) unsafe fn get<'s, O: Opaque>(this: *const O) -> Result<&'s O::Value, 
     let (tag, storage) = unsafe { O::parts(this.cast_mut()) };
     // SAFETY: the tag field of a live `O`.
     if unsafe { tag.read() } != O::TAG {
-        return Err(OssaStatus::NotInitialised);
+        return Err(O::NOT_INITIALISED);
     }
     // SAFETY: the tag says `put` wrote a value into the storage (the only writer of a
     // non-zero tag), and nothing has moved it out since.
@@ -83,7 +85,7 @@ pub(crate) unsafe fn get_mut<'s, O: Opaque>(this: *mut O) -> Result<&'s mut O::V
     let (tag, storage) = unsafe { O::parts(this) };
     // SAFETY: the tag field of a live `O`.
     if unsafe { tag.read() } != O::TAG {
-        return Err(OssaStatus::NotInitialised);
+        return Err(O::NOT_INITIALISED);
     }
     // SAFETY: as in `get`; the reference is unique by the caller's contract.
     Ok(unsafe { (*storage).assume_init_mut() })
@@ -92,7 +94,7 @@ pub(crate) unsafe fn get_mut<'s, O: Opaque>(this: *mut O) -> Result<&'s mut O::V
 /// Implements [`Opaque`] for a C struct with fields `tag: u64` and `storage: [u64; N]`,
 /// checking at compile time that the value fits the storage and its alignment.
 macro_rules! opaque {
-    ($ty:ty, $value:ty, $tag:expr) => {
+    ($ty:ty, $value:ty, $tag:expr, $not_initialised:expr) => {
         const _: () = assert!(core::mem::size_of::<$value>() <= core::mem::size_of::<$ty>() - 8);
         const _: () = assert!(core::mem::align_of::<$value>() <= core::mem::align_of::<u64>());
         // SAFETY: `parts` projects the struct's own fields; the assertions above check
@@ -100,6 +102,7 @@ macro_rules! opaque {
         unsafe impl $crate::opaque::Opaque for $ty {
             type Value = $value;
             const TAG: u64 = $tag;
+            const NOT_INITIALISED: $crate::OssaStatus = $not_initialised;
             unsafe fn parts(this: *mut Self) -> (*mut u64, *mut core::mem::MaybeUninit<$value>) {
                 // SAFETY: `this` points to a `Self` (the caller's contract): projecting
                 // its fields creates no reference.

@@ -21,6 +21,14 @@ fn init(bytes: &[u8], verify: bool) -> (OssaStatus, Box<OssaSampler>) {
     (status, unsafe { Box::from_raw(Box::into_raw(sampler).cast::<OssaSampler>()) })
 }
 
+/// `ossa_sampler_init` on the bytes of `bytes` with the length `len` (which may claim
+/// more than there is: the call must refuse it before reading).
+fn init_len(bytes: &[u8], len: usize) -> OssaStatus {
+    let mut sampler: Box<MaybeUninit<OssaSampler>> = Box::new(MaybeUninit::zeroed());
+    // SAFETY: writable storage for a sampler; the length is refused before any read.
+    unsafe { ossa_sampler_init(sampler.as_mut_ptr(), bytes.as_ptr(), len, false) }
+}
+
 fn transform(t: Transform) -> OssaTransform {
     OssaTransform { rotation: t.rotation.to_array(), translation: t.translation.to_array(), scale: t.scale.to_array() }
 }
@@ -86,6 +94,12 @@ fn misuse_is_refused_by_code() {
         let shifted = view(&shifted, file.len() + 1);
         assert_eq!(init(&shifted[1..], false).0, OssaStatus::Misaligned);
         assert_eq!(init(&bytes[..bytes.len() - 16], false).0, OssaStatus::Truncated);
+        // A length no buffer can have (SIZE_MAX from C) is refused, not read.
+        assert_eq!(init_len(bytes, usize::MAX), OssaStatus::InvalidArgument);
+        assert_eq!(init_len(bytes, isize::MAX as usize + 1), OssaStatus::InvalidArgument);
+        // Sixteen zero bytes are not a clip, rather than a short one.
+        let zeros = aligned(&[0u8; 16]);
+        assert_eq!(init(view(&zeros, 16), false).0, OssaStatus::NotAClip);
         let mut other = file.clone();
         other[0] = b'X';
         let other_words = aligned(&other);
@@ -114,7 +128,7 @@ fn misuse_is_refused_by_code() {
         assert_eq!(ossa_sampler_seek(&mut *sampler, 0.5, 9), OssaStatus::InvalidArgument);
 
         // Every status has its message; an unknown number too.
-        let last = OssaStatus::OtherDatabase as u32;
+        let last = OssaStatus::ResidencyNotInitialised as u32;
         for code in 0..=last + 1 {
             let text = std::ffi::CStr::from_ptr(ossa_status_message(code)).to_str().unwrap();
             assert!(!text.is_empty());

@@ -207,6 +207,22 @@ fn database_misuse_is_refused_by_status() {
         assert_eq!(ossa_database_init(&mut *database, plain.as_ptr(), plain.len(), false), OssaStatus::NotADatabase);
         assert_eq!(ossa_database_chunk_slots(&*database), 0, "a failed init leaves it uninitialised");
         assert_eq!(ossa_database_init(&mut *database, file.as_ptr(), 60, false), OssaStatus::Truncated);
+        // An index one byte off the 16-byte boundary the header asks for.
+        let shifted = common::aligned(&[&[0u8][..], file].concat());
+        let shifted = view(&shifted, db_len + 1);
+        assert_eq!(ossa_database_init(&mut *database, shifted[1..].as_ptr(), db_len, false), OssaStatus::Misaligned);
+        // A length no buffer can have is refused, not read.
+        assert_eq!(ossa_database_init(&mut *database, file.as_ptr(), usize::MAX, false), OssaStatus::InvalidArgument);
+        // Zero bytes are not a database rather than a short one.
+        let zeros = vec![0u128; 1];
+        let zeros = view(&zeros, 16);
+        assert_eq!(ossa_database_init(&mut *database, zeros.as_ptr(), 16, false), OssaStatus::NotADatabase);
+        // An uninitialised database is named as such.
+        let mut one = slots(1);
+        assert_eq!(
+            ossa_residency_init(&mut *storage::<OssaResidency>(), &*database, one.as_mut_ptr(), 1),
+            OssaStatus::DatabaseNotInitialised
+        );
         let mut corrupted = db_words.clone();
         corrupted[0] ^= 1 << 96; // byte 12: the index checksum
         let corrupted_view = view(&corrupted, db_len);
@@ -240,7 +256,7 @@ fn database_misuse_is_refused_by_status() {
         );
         assert_eq!(
             ossa_residency_bind(&mut *residency, &*database, 0, 0, bytes.as_ptr(), bytes.len()),
-            OssaStatus::NotInitialised
+            OssaStatus::ResidencyNotInitialised
         );
         let mut enough = slots(slot_count);
         assert_eq!(ossa_residency_init(&mut *residency, &*database, enough.as_mut_ptr(), enough.len()), OssaStatus::Ok);

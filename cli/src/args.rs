@@ -23,12 +23,14 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Compress ACL text clips (.acl.sjson) into .ossa files: one clip into a file,
-    /// or many (files, and folders standing for their clips) into a folder, on every
-    /// core. Every clip of a batch is tried: failures are listed at the end, and make
-    /// the exit status 2.
+    /// Compress clips into .ossa files: ACL text clips and scalar track lists
+    /// (.acl.sjson), BVH motion capture (.bvh) and glTF models (.gltf, .glb: each
+    /// animation a clip). One clip into a file, or many (files, and folders standing
+    /// for the clips in them) into a folder, on every core. Every clip of a batch is
+    /// tried: failures are listed at the end, and make the exit status 2.
     Compress {
-        /// The clips to compress ('-' for standard input), or folders of them.
+        /// The clips to compress (.acl.sjson, .bvh, .gltf, .glb; '-' for standard
+        /// input), or folders of them.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// Where to write: the .ossa file ('-' for standard output) for one clip, a
@@ -95,11 +97,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Decode an .ossa file into an ACL text clip, one pose per original sample.
+    /// Decode an .ossa file, one pose per original sample, into an ACL text clip or
+    /// scalar track list (.acl.sjson) or a glTF model (.gltf), with the names, order
+    /// and settings the metadata keeps.
     Decompress {
         /// The .ossa file ('-' for standard input).
         input: PathBuf,
-        /// Where to write the .acl.sjson clip ('-' for standard output).
+        /// Where to write: an .acl.sjson or .gltf file ('-' for standard output), or a
+        /// folder (one that exists, or a path ending in '/') to write NAME.acl.sjson
+        /// into.
         #[arg(short, long)]
         output: PathBuf,
         /// The streaming database (.ossadb) the clip belongs to: its tiers' key frames
@@ -117,11 +123,13 @@ pub enum Command {
     /// move out of the clips into two tiers (medium and low) laid out in chunks, which
     /// a game streams in and out at run time. Writes OUT_DIR/NAME.ossa for every clip
     /// (each still plays on its own, from the key frames it keeps) and
-    /// OUT_DIR/database.ossadb. A folder stands for the .acl.sjson clips in it (its
-    /// scalar track lists are skipped). Nothing is written unless every clip works.
+    /// OUT_DIR/database.ossadb. A folder stands for the .acl.sjson, .bvh, .gltf and
+    /// .glb clips in it (its scalar track lists are skipped). Nothing is written
+    /// unless every clip works, and the folder is this run's alone while it writes.
     Database {
-        /// The clips (.acl.sjson), or folders of them. Each clip's name is its file
-        /// name without extension; names must differ.
+        /// The clips (.acl.sjson, .bvh, .gltf, .glb), or folders of them. Each clip's
+        /// name is its file name without extension (a glTF model's animations
+        /// MODEL_ANIMATION when it has several); names must differ.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// The folder to write the clips and the database into (created if missing).
@@ -145,10 +153,14 @@ pub enum Command {
         /// clips or more, never (every clip decodes on its own).
         #[arg(long, value_enum, value_name = "WHEN", default_value_t = SharedPoses::Auto)]
         shared_poses: SharedPoses,
-        /// Largest object-space error allowed with every tier resident, in the
-        /// clips' units.
-        #[arg(long, default_value_t = 0.01, value_parser = precision, allow_negative_numbers = true)]
-        precision: f64,
+        /// Largest object-space error allowed with every tier resident, in the units
+        /// the skeletons are seen in (see compress --precision; default 0.01, and
+        /// 0.0001 for glTF models).
+        #[arg(long, value_parser = precision, allow_negative_numbers = true)]
+        precision: Option<f64>,
+        /// glTF models: samples per second the animations are resampled at.
+        #[arg(long, default_value_t = 30.0, value_parser = rate)]
+        rate: f64,
         /// Leave out the clips' metadata sections (names, parents, bind pose).
         #[arg(long)]
         strip_metadata: bool,
@@ -184,10 +196,11 @@ pub enum Command {
         database: Option<PathBuf>,
     },
     /// Compress clips in memory and report sizes, errors and times. A folder stands
-    /// for the .acl.sjson files in it. Every clip is tried: failures are listed at the
-    /// end, and make the exit status 2.
+    /// for the .acl.sjson, .bvh, .gltf and .glb files in it (its scalar track lists
+    /// are skipped). Every clip is tried: failures are listed at the end, and make
+    /// the exit status 2.
     Stats {
-        /// The clips (.acl.sjson), or folders of them.
+        /// The clips (.acl.sjson, .bvh, .gltf, .glb), or folders of them.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// Only the clips of share K of N (K from 1 to N), by a hash of their file

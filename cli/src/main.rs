@@ -13,6 +13,7 @@ mod input;
 mod memory_limit;
 mod output;
 mod report;
+mod temporaries;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         failure::note(format!("ossa: internal error (please report): {msg}"));
     }));
+    temporaries::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
@@ -132,12 +134,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
             strip_lowest,
             shared_poses,
             precision,
+            rate,
             strip_metadata,
             json,
         } => {
+            let gltf = commands::GltfOptions {
+                rate,
+                precision: precision.unwrap_or(ossa_encoder::formats::gltf::DEFAULT_PRECISION),
+                animation: ossa_encoder::formats::gltf::AnimationChoice::All,
+            };
             let settings = ossa_encoder::database::DatabaseSettings {
                 compression: ossa_encoder::Settings {
-                    precision,
+                    precision: precision.unwrap_or(ossa_encoder::Settings::default().precision),
                     include_metadata: !strip_metadata,
                     ..ossa_encoder::Settings::default()
                 },
@@ -147,7 +155,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 strip_lowest,
                 shared_poses: shared_poses.into(),
             };
-            commands::database::run(&inputs, &output, &settings, json, &limit)
+            commands::database::run(&inputs, &output, &settings, &gltf, json, &limit)
         }
         Command::Info { input, json } => commands::info::run(&input, json, &limit),
         Command::Bench { input, json, cold, database } => {

@@ -11,6 +11,11 @@
 //! - An output that is the input itself (by identity: the same file reached through
 //!   another name, a link, or standard output redirected to it) is refused before the
 //!   input is read.
+//! - Several outputs that must land together (a streaming database and its clips)
+//!   are all written and synced first ([`Output::prepare`]), then renamed: a full disk
+//!   stops them before any lands. Their folder, when the run created it, goes again
+//!   if nothing lands in it ([`OutputFolder`]).
+//! - Temporaries are removed on SIGINT, SIGTERM and SIGHUP too ([`crate::temporaries`]).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -141,10 +146,13 @@ impl Destination {
                         format!("cannot create the output in {}: {e}", ossa_encoder::message::path(&dir)),
                     )
                 })?;
+                let registered = crate::temporaries::register(file.path(), false);
                 Sink::Temporary(Box::new(Temporary {
-                    file: BufWriter::new(file),
+                    file: Some(BufWriter::new(file)),
+                    synced: None,
                     target: path.clone(),
                     existing: existing.clone(),
+                    _registered: registered,
                 }))
             }
         };
@@ -195,11 +203,21 @@ enum Sink {
     Temporary(Box<Temporary>),
 }
 
-/// A regular file being written beside `target`.
+/// A regular file being written beside `target`: buffered while written, then
+/// (after [`Output::prepare`]) flushed and synced, waiting to be renamed.
 struct Temporary {
-    file: BufWriter<tempfile::NamedTempFile>,
+    file: Option<BufWriter<tempfile::NamedTempFile>>,
+    synced: Option<tempfile::NamedTempFile>,
     target: PathBuf,
     existing: Option<fs::Metadata>,
+    /// Listed for removal on a signal while it exists.
+    _registered: crate::temporaries::Registered,
+}
+
+impl Temporary {
+    fn writer(&mut self) -> io::Result<&mut BufWriter<tempfile::NamedTempFile>> {
+        self.file.as_mut().ok_or_else(|| io::Error::other("the output was already finished"))
+    }
 }
 
 impl Write for Output {
@@ -207,7 +225,7 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.write(buf),
             Sink::InPlace(w) => w.write(buf),
-            Sink::Temporary(t) => t.file.write(buf),
+            Sink::Temporary(t) => t.writer()?.write(buf),
         }
     }
 
@@ -215,7 +233,7 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
             Sink::InPlace(w) => w.flush(),
-            Sink::Temporary(t) => t.file.flush(),
+            Sink::Temporary(t) => t.writer()?.flush(),
         }
     }
 }
@@ -229,22 +247,35 @@ impl Output {
         }
     }
 
+    /// Everything but the last step: for a regular file, its bytes flushed, its mode
+    /// given and synced to disk, so that what can fail (a full disk) fails here; only
+    /// the rename into place is left to [`Output::commit`].
+    pub fn prepare(&mut self) -> Result<(), Failure> {
+        let shown = self.shown.clone();
+        let fail = |e: io::Error| Failure::at(&shown, format!("cannot write output: {e}"));
+        let Sink::Temporary(t) = &mut self.sink else { return Ok(()) };
+        let Some(file) = t.file.take() else { return Ok(()) };
+        let tmp = file.into_inner().map_err(|e| fail(e.into_error()))?;
+        if let Some(meta) = &t.existing {
+            keep_mode_and_owner(tmp.as_file(), meta).map_err(fail)?;
+        }
+        tmp.as_file().sync_all().map_err(fail)?;
+        t.synced = Some(tmp);
+        Ok(())
+    }
+
     /// Finishes the output: flushed, and for a regular file, given its mode, synced
     /// to disk and renamed into place.
-    pub fn commit(self) -> Result<(), Failure> {
+    pub fn commit(mut self) -> Result<(), Failure> {
+        self.prepare()?;
         let shown = self.shown;
         let fail = |e: io::Error| Failure::at(&shown, format!("cannot write output: {e}"));
         match self.sink {
             Sink::Stdout(mut w) => w.flush().map_err(Failure::stdout),
             Sink::InPlace(w) => w.into_inner().map_err(|e| fail(e.into_error()))?.flush().map_err(fail),
             Sink::Temporary(t) => {
-                let Temporary { file, target, existing } = *t;
-                let tmp = file.into_inner().map_err(|e| fail(e.into_error()))?;
-                if let Some(meta) = &existing {
-                    keep_mode_and_owner(tmp.as_file(), meta).map_err(fail)?;
-                }
-                tmp.as_file().sync_all().map_err(fail)?;
-                tmp.persist(&target).map_err(|e| fail(e.error))?;
+                let tmp = t.synced.ok_or_else(|| fail(io::Error::other("the output was not written")))?;
+                tmp.persist(&t.target).map_err(|e| fail(e.error))?;
                 Ok(())
             }
         }
@@ -267,4 +298,65 @@ fn keep_mode_and_owner(file: &File, replaced: &fs::Metadata) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A folder outputs go into: created when missing (and then removed again, if still
+/// empty, when the guard is dropped: a run that wrote nothing leaves nothing behind).
+/// [`OutputFolder::lock`] keeps other `ossa` runs from writing into it at the same
+/// time.
+#[derive(Debug)]
+pub struct OutputFolder {
+    path: PathBuf,
+    created: bool,
+    /// The folder opened and locked (`flock`), while locked.
+    lock: Option<File>,
+}
+
+impl OutputFolder {
+    /// The folder at `path`, created when missing; an existing file there is refused.
+    pub fn prepare(path: &Path) -> Result<OutputFolder, Failure> {
+        match fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => Ok(OutputFolder { path: path.to_owned(), created: false, lock: None }),
+            Ok(_) => Err(Failure::at(path, "the output exists and is not a folder")),
+            Err(_) => {
+                fs::create_dir_all(path)
+                    .map_err(|e| Failure::at(path, format!("cannot create the output folder: {e}")))?;
+                Ok(OutputFolder { path: path.to_owned(), created: true, lock: None })
+            }
+        }
+    }
+
+    /// Takes the folder for this run alone: another `ossa` run writing into it
+    /// (which takes the same lock) is refused rather than mixing its files with
+    /// these. Released when the guard is dropped. (On systems without `flock` on
+    /// folders, nothing is locked.)
+    pub fn lock(&mut self) -> Result<(), Failure> {
+        #[cfg(unix)]
+        {
+            let folder = File::open(&self.path).map_err(|e| Failure::at(&self.path, format!("cannot open: {e}")))?;
+            match folder.try_lock() {
+                Ok(()) => self.lock = Some(folder),
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(Failure::at(
+                        &self.path,
+                        "another ossa run is writing into this folder: wait for it, or choose another -o",
+                    ))
+                }
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(Failure::at(&self.path, format!("cannot lock the folder: {e}")))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for OutputFolder {
+    fn drop(&mut self) {
+        self.lock = None;
+        if self.created {
+            // Removes the folder only when empty: whatever landed in it stays.
+            let _ = fs::remove_dir(&self.path);
+        }
+    }
 }

@@ -589,11 +589,13 @@ pub(crate) fn read_header(bytes: &[u8]) -> Result<(ClipHeader, &[u8]), Error> {
     if bytes.as_ptr() as usize % ALIGNMENT != 0 {
         return Err(Error::Misaligned);
     }
-    let (header, _) = ClipHeader::read_from_prefix(bytes)
-        .map_err(|_| Error::Truncated { needed: HEADER_SIZE as u64, available: bytes.len() as u64 })?;
-    if header.magic != MAGIC {
+    // The magic first, on what there is of it: bytes that are not a clip are said to
+    // be so, however few.
+    if !bytes.iter().zip(MAGIC).all(|(&b, m)| b == m) {
         return Err(Error::BadMagic);
     }
+    let (header, _) = ClipHeader::read_from_prefix(bytes)
+        .map_err(|_| Error::Truncated { needed: HEADER_SIZE as u64, available: bytes.len() as u64 })?;
     let (major, minor) = (header.version_major.get(), header.version_minor.get());
     if major != VERSION_MAJOR || minor > VERSION_MINOR {
         return Err(Error::UnsupportedVersion { major, minor });

@@ -96,11 +96,12 @@ impl<'d> Database<'d> {
     /// its first [`Database::index_size`] bytes) and returns a view over it, in time
     /// linear in the index. The chunks that follow are not read.
     pub fn from_bytes(bytes: &'d [u8]) -> Result<Self, Error> {
-        let (header, _) = DatabaseHeader::read_from_prefix(bytes)
-            .map_err(|_| Error::Truncated { needed: DATABASE_HEADER_SIZE as u64, available: bytes.len() as u64 })?;
-        if header.magic != DATABASE_MAGIC {
+        // The magic first, on what there is of it (as a clip's).
+        if !bytes.iter().zip(DATABASE_MAGIC).all(|(&b, m)| b == m) {
             return Err(Error::NotADatabase);
         }
+        let (header, _) = DatabaseHeader::read_from_prefix(bytes)
+            .map_err(|_| Error::Truncated { needed: DATABASE_HEADER_SIZE as u64, available: bytes.len() as u64 })?;
         let (major, minor) = (header.version_major.get(), header.version_minor.get());
         if major != DATABASE_VERSION_MAJOR || minor > DATABASE_VERSION_MINOR {
             return Err(Error::UnsupportedDatabaseVersion { major, minor });

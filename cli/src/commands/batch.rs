@@ -55,15 +55,30 @@ impl Shard {
 }
 
 /// The clips `inputs` name (folders expanded, [`super::expand`]), those of `shard`
-/// only; and the inputs that failed already (an unreadable or empty folder).
+/// only; and the inputs that failed already (an unreadable or empty folder). With a
+/// shard, a note says how many of the clips it holds (so that a shard of none is not
+/// silent).
 pub fn inputs(inputs: &[PathBuf], shard: Option<Shard>) -> (Vec<PathBuf>, Vec<(PathBuf, Failure)>) {
-    let (mut paths, mut failures) = (Vec::new(), Vec::new());
+    let (mut paths, mut failures, mut total) = (Vec::new(), Vec::new(), 0usize);
     for item in super::expand(inputs) {
         match item {
-            Ok(path) if shard.is_none_or(|s| s.holds(&path)) => paths.push(path),
-            Ok(_) => {}
+            Ok(path) => {
+                total += 1;
+                if shard.is_none_or(|s| s.holds(&path)) {
+                    paths.push(path);
+                }
+            }
             Err(failure) => failures.push(failure),
         }
+    }
+    if let Some(shard) = shard {
+        let held = if paths.is_empty() { ": nothing to do" } else { "" };
+        crate::failure::note(format!(
+            "ossa: note: shard {}/{} holds {} of the {total} clip(s) given{held}",
+            shard.index + 1,
+            shard.count,
+            paths.len()
+        ));
     }
     (paths, failures)
 }
@@ -152,14 +167,4 @@ pub fn finish(done: usize, failures: Vec<(PathBuf, Failure)>) -> Result<(), Fail
     }
     let total = done + failures.len();
     Err(Failure::general(format!("{} of {total} clips failed (listed above)", failures.len())))
-}
-
-/// The output folder, created when missing; an existing file there is refused.
-pub fn prepare_folder(out_dir: &Path) -> Result<(), Failure> {
-    match std::fs::metadata(out_dir) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(Failure::at(out_dir, "the output exists and is not a folder")),
-        Err(_) => std::fs::create_dir_all(out_dir)
-            .map_err(|e| Failure::at(out_dir, format!("cannot create the output folder: {e}"))),
-    }
 }

@@ -17,7 +17,7 @@ use super::GltfOptions;
 use crate::failure::{note, say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
-use crate::output::Destination;
+use crate::output::{Destination, OutputFolder};
 
 /// What compressing one input gave: its summary as text and JSON, and a warning.
 pub struct Report {
@@ -40,6 +40,14 @@ pub fn run(
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
     let single = inputs.len() == 1 && !inputs[0].is_dir() && shard.is_none();
+    // A shard writes into a folder: an output named like a file is a mistake.
+    let file_like = output.extension().is_some_and(|e| e.eq_ignore_ascii_case("ossa")) || output.is_file();
+    if shard.is_some() && (file_like || output.as_os_str() == "-") && !names_a_folder(output) {
+        return Err(Failure::at(
+            output,
+            "--shard writes each clip of its share into a folder: give -o a folder (OUT_DIR/), not a file",
+        ));
+    }
     if single && !names_a_folder(output) {
         let reports = one(&inputs[0], output, None, settings, gltf, limit)?;
         let to_stdout = output.as_os_str() == "-";
@@ -62,7 +70,8 @@ pub fn run(
     if paths.is_empty() {
         return batch::finish(0, failures);
     }
-    batch::prepare_folder(output)?;
+    // Removed again if nothing lands in it (every clip failed).
+    let _folder = OutputFolder::prepare(output)?;
     let names = batch::output_names(&paths, "ossa", &mut failures);
     let results = batch::run_parallel(&names, "compressing", limit, |(path, name), limit| {
         let stem = name.strip_suffix(".ossa").unwrap_or(name);
@@ -116,7 +125,7 @@ fn one(
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        let mut name = format!("{stem}_{}", file_safe(&c.name));
+                        let mut name = format!("{stem}_{}", super::file_safe(&c.name));
                         if !seen.insert(name.clone()) {
                             name = format!("{name}_{i}");
                         }
@@ -176,11 +185,6 @@ fn one(
 /// (`out/`, which is then created), as a shell user writes a folder to be.
 fn names_a_folder(output: &Path) -> bool {
     output.is_dir() || output.as_os_str().to_string_lossy().ends_with(std::path::is_separator)
-}
-
-/// `name` with every character but letters, digits, `-` and `_` replaced by `_`.
-fn file_safe(name: &str) -> String {
-    name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
 }
 
 /// Compresses `clip` (read from `input`) into `output` (`destination`).

@@ -11,16 +11,47 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ossa_encoder::compress::memory_estimate;
-use ossa_encoder::database::{build, DatabaseError, DatabaseSettings, Fidelity};
+use ossa_encoder::database::{build_each, ClipInput, DatabaseError, DatabaseSettings, Fidelity};
 use ossa_encoder::formats::acl_text::AclFile;
 use ossa_encoder::message::{number, path as shown};
-use ossa_encoder::RawClip;
+use ossa_encoder::{RawClip, Settings};
 use serde_json::{json, Value};
 
 use crate::failure::{note, say, Failure};
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
-use crate::output::{Destination, Output};
+use crate::output::{Destination, Output, OutputFolder};
+
+/// Adds the clip `name` read from `path` to `clips`, unless another clip has its
+/// name (then a failure), and its memory to `estimate`.
+#[allow(clippy::too_many_arguments)]
+fn add(
+    clips: &mut Vec<(String, RawClip, Settings)>,
+    paths: &mut HashMap<String, PathBuf>,
+    failures: &mut Vec<Failure>,
+    estimate: &mut u64,
+    path: &Path,
+    name: String,
+    clip: RawClip,
+    settings: Settings,
+) {
+    if let Some(first) = paths.get(&name) {
+        failures.push(Failure::at(
+            path,
+            format!("its name '{name}' is also {}'s: clip names in a database must differ", shown(first)),
+        ));
+        return;
+    }
+    // Every clip's compression is kept until the database is laid out.
+    *estimate = estimate.saturating_add(memory_estimate::compress_estimate(
+        clip.bones.len() as u64,
+        clip.sample_count as u64,
+        0,
+        1,
+    ));
+    paths.insert(name.clone(), path.to_owned());
+    clips.push((name, clip, settings));
+}
 
 /// The database's file name in the output folder.
 pub const DATABASE_FILE: &str = "database.ossadb";
@@ -29,12 +60,17 @@ pub fn run(
     inputs: &[PathBuf],
     out_dir: &Path,
     settings: &DatabaseSettings,
+    gltf: &super::GltfOptions,
     json: bool,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
-    super::batch::prepare_folder(out_dir)?;
+    // The folder this run alone writes into (another run at the same time is refused),
+    // removed again if nothing lands in it.
+    let mut folder = OutputFolder::prepare(out_dir)?;
+    folder.lock()?;
     // Every clip read; every failure reported, and then nothing written.
-    let mut clips: Vec<(String, RawClip)> = Vec::new();
+    // Each clip and its settings (a glTF model's at its own precision, in metres).
+    let mut clips: Vec<(String, RawClip, Settings)> = Vec::new();
     let mut paths: HashMap<String, PathBuf> = HashMap::new();
     let mut failures: Vec<Failure> = Vec::new();
     let mut estimate = 0u64;
@@ -46,6 +82,23 @@ pub fn run(
                 continue;
             }
         };
+        if super::is_gltf(&path) {
+            match Input::open(&path).and_then(|source| super::load_gltf(source, limit, gltf)) {
+                Ok((models, notes)) => {
+                    notes.into_iter().for_each(note);
+                    let stem = super::clip_name(&path);
+                    let several = models.len() > 1;
+                    let own = Settings { precision: gltf.precision, ..settings.compression.clone() };
+                    for clip in models {
+                        let name =
+                            if several { format!("{stem}_{}", super::file_safe(&clip.name)) } else { stem.clone() };
+                        add(&mut clips, &mut paths, &mut failures, &mut estimate, &path, name, clip, own.clone());
+                    }
+                }
+                Err(f) => failures.push(f),
+            }
+            continue;
+        }
         let clip = match Input::open(&path).and_then(|source| super::load_file(source, limit)) {
             Ok(AclFile::Clip(clip)) => clip,
             // A scalar track list has no place in a database: one found in a folder
@@ -68,22 +121,7 @@ pub fn run(
             }
         };
         let name = super::clip_name(&path);
-        if let Some(first) = paths.get(&name) {
-            failures.push(Failure::at(
-                &path,
-                format!("its name '{name}' is also {}'s: clip names in a database must differ", shown(first)),
-            ));
-            continue;
-        }
-        // Every clip's compression is kept until the database is laid out.
-        estimate = estimate.saturating_add(memory_estimate::compress_estimate(
-            clip.bones.len() as u64,
-            clip.sample_count as u64,
-            0,
-            1,
-        ));
-        paths.insert(name.clone(), path);
-        clips.push((name, clip));
+        add(&mut clips, &mut paths, &mut failures, &mut estimate, &path, name, clip, settings.compression.clone());
     }
     if !failures.is_empty() {
         let count = failures.len();
@@ -99,7 +137,9 @@ pub fn run(
     }
 
     let started = Instant::now();
-    let built = build(&clips, settings).map_err(|e| match &e {
+    let inputs: Vec<ClipInput<'_>> =
+        clips.iter().map(|(name, clip, settings)| ClipInput { name, clip, settings }).collect();
+    let built = build_each(&inputs, settings).map_err(|e| match &e {
         DatabaseError::Clip { name, error } => match paths.get(name) {
             Some(path) => Failure::at(path, error),
             None => Failure::general(e),
@@ -118,7 +158,8 @@ pub fn run(
     })?;
     let seconds = started.elapsed().as_secs_f64();
 
-    // Every output written beside its target, then all moved into place.
+    // Every output written beside its target and synced (a full disk stops the run
+    // here, before any lands), then all moved into place: all or nothing.
     let mut outputs: Vec<Output> = Vec::new();
     let mut written: Vec<(PathBuf, usize)> = Vec::new();
     for clip in &built.clips {
@@ -246,5 +287,7 @@ fn write_beside(path: &Path, bytes: &[u8], source: Option<&PathBuf>) -> Result<O
     }
     let mut out = destination.create(path)?;
     out.write_all(bytes).map_err(|e| out.failure(e))?;
+    // Synced now: a full disk fails here, before any output is renamed into place.
+    out.prepare()?;
     Ok(out)
 }

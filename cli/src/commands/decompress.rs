@@ -21,6 +21,20 @@ pub fn run(
     fidelity: Fidelity,
     limit: &MemoryLimit,
 ) -> Result<(), Failure> {
+    // A folder (one that exists, or a path ending in `/`, created) takes the clip as
+    // NAME.acl.sjson, as `compress` writes NAME.ossa into one.
+    let in_folder;
+    let output = if output.is_dir() || output.as_os_str().to_string_lossy().ends_with(std::path::is_separator) {
+        if input.as_os_str() == "-" {
+            return Err(Failure::at(output, "a clip read from standard input has no name: give -o a file"));
+        }
+        let folder = crate::output::OutputFolder::prepare(output)?;
+        let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        in_folder = (folder, output.join(format!("{stem}.acl.sjson")));
+        in_folder.1.as_path()
+    } else {
+        output
+    };
     let destination = Destination::resolve(output)?;
     let source = Input::open(input)?;
     source.check_not(destination.identity().as_ref())?;
@@ -74,12 +88,14 @@ pub fn run(
     };
     out.commit()?;
 
+    // Source samples, as the text holds them (a wrapping loop's repeated last one
+    // included), as the glTF export counts them.
     let line = format!(
         "{} -> {}: {} bones, {} samples at {} Hz ({:.3} s), {written} B of text",
         shown(&input),
         shown(output),
         clip.bone_count(),
-        clip.sample_count(),
+        clip.source_sample_count(),
         number32(clip.sample_rate()),
         clip.duration(),
     );
@@ -166,7 +182,8 @@ pub fn open_clip<'a>(input: &Path, bytes: &'a [u8], database: Option<&Database<'
 }
 
 /// The clip's binding to `database` (in `file`, read from `path`) and the residency
-/// of the tiers `fidelity` streams in, every chunk verified.
+/// of the tiers `fidelity` streams in, every chunk's checksum verified first: a
+/// corrupted chunk is refused, never decoded.
 fn streamed<'a>(
     clip: &Clip<'_>,
     database: &Database<'a>,
@@ -180,6 +197,7 @@ fn streamed<'a>(
     for &tier in fidelity.tiers() {
         for i in 0..database.chunk_count(tier) {
             let chunk = super::info::chunk_bytes(database, file, tier, i).map_err(|e| Failure::at(path, e))?;
+            database.verify_chunk(tier, i, chunk).map_err(|e| Failure::at(path, e))?;
             residency.bind(database, tier, i, chunk).map_err(|e| Failure::at(path, e))?;
         }
     }
@@ -216,11 +234,16 @@ fn track_list(input: &Path, output: &Path, destination: Destination, bytes: &[u8
         Err(e) => return Err(Failure::at(input, e)),
     };
     out.commit()?;
+    let tracks = match clip.metadata() {
+        Some(meta) if meta.track_count() != clip.track_count() => {
+            format!("{} tracks ({} stored)", meta.track_count(), clip.track_count())
+        }
+        _ => format!("{} tracks", clip.track_count()),
+    };
     let line = format!(
-        "{} -> {}: {} {} tracks, {} samples at {} Hz, {written} B of text",
+        "{} -> {}: {} {tracks}, {} samples at {} Hz, {written} B of text",
         shown(input),
         shown(output),
-        clip.track_count(),
         clip.track_type().name(),
         clip.source_sample_count(),
         number32(clip.sample_rate()),

@@ -85,6 +85,12 @@ pub fn load_gltf(
     Ok((imported.clips, notes))
 }
 
+/// `name` with every character but letters, digits, `-` and `_` replaced by `_`: a
+/// glTF animation's name in a file name (`MODEL_ANIMATION.ossa`).
+pub fn file_safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
 /// Whether `path` names a BVH file (by its extension, in any case).
 fn is_bvh(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bvh"))

@@ -89,7 +89,7 @@ pub fn run(
     let (paths, mut failures) = batch::inputs(inputs, shard);
     // Clips compressed on every core; rows printed in input order.
     let results = batch::run_parallel(&paths, "measuring", limit, |path, limit| {
-        rows_of(path, &settings, gltf, report.is_some(), limit)
+        rows_of(path, inputs.contains(path), &settings, gltf, report.is_some(), limit)
     });
     let mut rows = Vec::new();
     for (path, result) in paths.iter().zip(results) {
@@ -109,7 +109,8 @@ pub fn run(
 
     let raw: u64 = rows.iter().map(|r| r.raw).sum();
     let compressed: u64 = rows.iter().map(|r| r.compressed).sum();
-    let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
+    // Folded from +0.0 (an empty `sum` of f64 is -0.0, shown as "-0.000 s").
+    let seconds = rows.iter().fold(0.0f64, |t, r| t + r.seconds);
     let worst = rows.iter().fold(0.0f64, |m, r| m.max(r.errors.max_error));
     let pairs: f64 = rows.iter().map(|r| r.pairs).sum();
     let within_pairs: f64 = rows.iter().map(|r| r.pairs * r.errors.within_precision).sum();
@@ -185,6 +186,7 @@ fn write_report(request: &ReportRequest, rows: &mut [Row]) -> Result<(), Failure
 /// The rows of the clips in `path`: one, or one per animation of a glTF model.
 fn rows_of(
     path: &Path,
+    named: bool,
     settings: &Settings,
     gltf: &GltfOptions,
     report: bool,
@@ -202,7 +204,23 @@ fn rows_of(
             .map(|clip| one(&PathBuf::from(format!("{} ({})", path.display(), clip.name)), clip, &settings, report))
             .collect();
     }
-    let clip = super::load_clip(Input::open(path)?, limit)?;
+    // A scalar track list found in a folder is skipped (and said so), one named is
+    // refused: as `ossa database` does.
+    let clip =
+        match super::load_file(Input::open(path)?, limit)? {
+            ossa_encoder::formats::acl_text::AclFile::Clip(clip) => clip,
+            ossa_encoder::formats::acl_text::AclFile::TrackList(_) if !named => {
+                crate::failure::note(format!(
+                    "ossa: {}: skipped, a scalar track list (stats measures transform clips)",
+                    shown(path)
+                ));
+                return Ok(Vec::new());
+            }
+            ossa_encoder::formats::acl_text::AclFile::TrackList(_) => return Err(Failure::at(
+                path,
+                "a scalar track list: stats measures transform clips ('ossa compress' reports a list's size and error)",
+            )),
+        };
     Ok(vec![one(path, &clip, settings, report)?])
 }
 

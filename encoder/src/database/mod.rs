@@ -112,8 +112,9 @@ pub struct DatabaseClipResult {
     pub bytes: AlignedBytes,
     /// Bytes a game ships (without the metadata section).
     pub compressed_bytes: usize,
-    /// The size of the same clip with every key frame in it (and the same shared
-    /// pose, if any).
+    /// The size of the same clip compressed on its own: every key frame in it, and
+    /// its constants in it rather than in a shared pose (what it would cost outside
+    /// the database).
     pub standalone_bytes: usize,
     /// The shared pose its default sub-tracks take their values from, if any.
     pub shared_pose: Option<u32>,
@@ -273,26 +274,31 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
     let plan = poses::choose(clips, settings.shared_poses)?;
     // Every clip compressed as on its own (with its shared pose), and its stored key
     // frames ranked.
-    let encoded: Vec<(Encoded<'_>, Vec<partition::Ranking>)> = clips
+    // A clip with a shared pose is also compressed without it, for its size on its
+    // own.
+    let encoded: Vec<(Encoded<'_>, Vec<partition::Ranking>, usize)> = clips
         .par_iter()
         .zip(&plan.of_clip)
         .map(|(input, pose)| {
-            let own;
-            let settings = match pose {
+            let failed = |error| DatabaseError::Clip { name: input.name.to_owned(), error };
+            let (encoded, alone) = match pose {
                 Some(pose) => {
-                    own = Settings { shared_pose: Some(Arc::clone(pose)), ..input.settings.clone() };
-                    &own
+                    let own = Settings { shared_pose: Some(Arc::clone(pose)), ..input.settings.clone() };
+                    let alone = crate::compress(input.clip, input.settings).map_err(failed)?.compressed_bytes;
+                    (encode(input.clip, &own).map_err(failed)?, alone)
                 }
-                None => input.settings,
+                None => {
+                    let encoded = encode(input.clip, input.settings).map_err(failed)?;
+                    let alone = encoded.compressed.compressed_bytes;
+                    (encoded, alone)
+                }
             };
-            let encoded = encode(input.clip, settings)
-                .map_err(|error| DatabaseError::Clip { name: input.name.to_owned(), error })?;
             let ranking = encoded.ranking();
-            Ok((encoded, ranking))
+            Ok((encoded, ranking, alone))
         })
         .collect::<Result<_, DatabaseError>>()?;
-    let stored: usize = encoded.iter().flat_map(|(e, _)| e.kept.iter()).map(|k| k.count_ones() as usize).sum();
-    let rankings: Vec<Vec<partition::Ranking>> = encoded.iter().map(|(_, r)| r.clone()).collect();
+    let stored: usize = encoded.iter().flat_map(|(e, _, _)| e.kept.iter()).map(|k| k.count_ones() as usize).sum();
+    let rankings: Vec<Vec<partition::Ranking>> = encoded.iter().map(|(_, r, _)| r.clone()).collect();
     let assignment = partition::assign(&rankings, stored, settings.medium, settings.low);
 
     // Each tier's pieces (clip by clip, segment by segment), laid out in chunks.
@@ -302,7 +308,7 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
         let pieces: Vec<Option<Vec<u8>>> = encoded
             .iter()
             .zip(&assignment)
-            .flat_map(|((e, _), segments)| {
+            .flat_map(|((e, _, _), segments)| {
                 segments
                     .iter()
                     .enumerate()
@@ -350,7 +356,7 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
         .par_iter()
         .zip(&assignment)
         .enumerate()
-        .map(|(i, ((e, _), tiers))| {
+        .map(|(i, ((e, _, _), tiers))| {
             let kept: Vec<u32> = e.kept.iter().zip(tiers).map(|(&k, t)| k & !(t[0] | t[1])).collect();
             Ok(AlignedBytes::try_new(&e.write(&kept, Some((id, i as u32)))?)?)
         })
@@ -358,7 +364,7 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
 
     let mut records = Vec::with_capacity(clips.len());
     let mut first_segment = 0u32;
-    for ((input, bytes), (e, _)) in clips.iter().zip(&written).zip(&encoded) {
+    for ((input, bytes), (e, _, _)) in clips.iter().zip(&written).zip(&encoded) {
         let clip = open(bytes, e.shared_pose.as_deref()).map_err(|e| DatabaseError::Internal(e.to_string()))?;
         records.push(index::ClipRecord {
             name: input.name,
@@ -388,7 +394,7 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
         .zip(&written)
         .zip(&assignment)
         .zip(clips)
-        .map(|((((e, _), bytes), tiers), input)| {
+        .map(|((((e, _, alone), bytes), tiers), input)| {
             let errors = residencies.each_ref().map(|r| measure_at(e, bytes, &database, r));
             let [lowest, medium, highest] = errors;
             let errors = [lowest?, medium?, highest?];
@@ -398,7 +404,7 @@ pub fn build_each(clips: &[ClipInput<'_>], settings: &DatabaseSettings) -> Resul
                 name: input.name.to_owned(),
                 bytes: bytes.clone(),
                 compressed_bytes: clip.layout().compressed() as usize,
-                standalone_bytes: e.compressed.compressed_bytes,
+                standalone_bytes: *alone,
                 shared_pose: clip.shared_pose_index(),
                 stored_frames: e.kept.iter().map(|k| k.count_ones() as usize).sum(),
                 clip_frames: clip.stored_key_frames() as usize,

@@ -150,9 +150,14 @@ pub fn read_bvh_checked(
     }
     words.expect("Frame")?;
     words.expect("Time:")?;
+    let time_line = words.line();
     let frame_time = words.number("the frame time")?;
     if frame_time <= 0.0 {
-        return Err(words.error(format!("Frame Time: {frame_time} is not a positive number of seconds")));
+        return Err(ImportError {
+            line: Some(time_line),
+            column: None,
+            message: format!("Frame Time: {frame_time} is not a positive number of seconds"),
+        });
     }
     let per_frame: usize = joints.iter().map(|j| j.channels.len()).sum();
     let values_present = words.words.len() - words.at;
@@ -394,5 +399,10 @@ Frame Time: 0.04
         assert!(read_bvh("", "x").is_err());
         let e = read_bvh(&TWO_JOINTS.replace("Frames: 2", "Frames: 99999999999"), "x").unwrap_err();
         assert!(e.message.contains("need"), "{e}");
+        // The line of the frame time itself, not the first frame's after it.
+        let zero = TWO_JOINTS.replace("Frame Time: 0.04", "Frame Time: 0");
+        let e = read_bvh(&zero, "x").unwrap_err();
+        let line = zero.lines().position(|l| l.starts_with("Frame Time")).unwrap() as u32 + 1;
+        assert_eq!(e.line, Some(line), "{e}");
     }
 }
