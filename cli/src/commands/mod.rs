@@ -21,17 +21,6 @@ use crate::failure::Failure;
 use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
 
-/// Reads a clip (ACL text, or BVH motion capture by its `.bvh` extension) and
-/// refuses, before its samples are loaded, a clip whose compression would need more
-/// memory than `limit`.
-pub fn load_clip(input: Input, limit: &MemoryLimit) -> Result<RawClip, Failure> {
-    let shown = input.shown.clone();
-    match load_file(input, limit)? {
-        AclFile::Clip(clip) => Ok(clip),
-        AclFile::TrackList(_) => Err(Failure::at(&shown, "a scalar track list: this command measures transform clips")),
-    }
-}
-
 /// Reads a file holding a clip or a scalar track list (a track list is small: its
 /// text is the larger part of its memory): ACL text, or BVH by its extension.
 pub fn load_file(input: Input, limit: &MemoryLimit) -> Result<AclFile, Failure> {
