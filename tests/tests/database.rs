@@ -102,6 +102,7 @@ fn shared(names: Option<&[&str]>) -> Option<Vec<(String, RawClip)>> {
 /// the encoder's reported errors are the decoder's. The shared clips have one
 /// skeleton: with the default policy they share one pose, which saves bytes.
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn a_database_of_the_shared_clips_holds_the_bound_with_every_tier_resident() {
     let Some(clips) = shared(None) else { return };
     let mut totals = Vec::new();
@@ -198,6 +199,7 @@ fn check_database(clips: &[(String, RawClip)], settings: &DatabaseSettings) -> B
 /// clip or a resident chunk holds decodes exactly as with everything resident, and
 /// unbinding gives the bytes back.
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn chunks_resident_in_any_combination_give_their_key_frames() {
     let Some(clips) = shared(Some(&["49_15", "81_18", "102_09"])) else { return };
     let settings = DatabaseSettings { chunk_shift: 10, medium: 0.3, low: 0.3, ..DatabaseSettings::default() };

@@ -17,6 +17,7 @@ fn import(path: &Path, rate: f64) -> ossa_encoder::formats::gltf::GltfImport {
 }
 
 #[test]
+#[cfg_attr(shared_gltf_missing, ignore = "skipped: ../shared/gltf not found")]
 fn every_animation_compresses_within_the_bound_and_exports_back_to_its_decoded_values() {
     let Some(dir) = common::shared_gltf() else { return };
     let mut animations = 0;
@@ -154,6 +155,7 @@ fn spec_value(keys: &Keys, t: f64) -> Vec<f64> {
 }
 
 #[test]
+#[cfg_attr(shared_gltf_missing, ignore = "skipped: ../shared/gltf not found")]
 fn resampled_values_follow_the_gltf_interpolation_rules() {
     let Some(dir) = common::shared_gltf() else { return };
     let path = dir.join("interpolation_test.gltf");

@@ -102,6 +102,7 @@ fn a_left_out_sample_is_the_interpolation_of_the_stored_frames_around_it() {
 /// 0.06 or more. Resampled four times as densely (by linear interpolation), three
 /// frames of four go again, and the bound holds at every sample.
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn dense_motion_capture_leaves_frames_out_within_the_bound() {
     let Some(dir) = common::shared_clips() else { return };
     for name in ["81_18", "49_15"] {
@@ -181,6 +182,7 @@ fn frame_sets_without_their_ends_are_refused() {
 /// ones is well below that of stripping every other frame, the indiscriminate way
 /// (seed 002), at the same share.
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn stripping_removes_the_least_important_frames_first() {
     let Some(dir) = common::shared_clips() else { return };
     for name in ["81_18", "49_15"] {

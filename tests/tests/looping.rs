@@ -36,6 +36,7 @@ fn settings(looping: LoopSetting) -> Settings {
 }
 
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn looping_variants_of_the_shared_clips_wrap_are_smaller_and_hold_the_precision() {
     let Some(dir) = common::shared_clips() else { return };
     let (mut total_wrap, mut total_clamp) = (0usize, 0usize);
@@ -91,6 +92,7 @@ fn looping_variants_of_the_shared_clips_wrap_are_smaller_and_hold_the_precision(
 /// turned) is never wrapped by `auto`: dropping the last sample would lose the root
 /// motion of the last interval. Forced, wrap is still possible.
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn a_closed_pose_whose_root_travels_or_turns_stays_clamped() {
     let Some(dir) = common::shared_clips() else { return };
     for name in ["09_02", "81_16", "103_01"] {

@@ -184,6 +184,7 @@ fn tolerance(precision: f64, wraps: i32) -> f64 {
 }
 
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn root_motion_over_0_1_2_and_5_wraps_forwards_and_backwards_matches_the_raw_clip() {
     for case in cases() {
         let out = compress(&case.raw, &case.settings).unwrap_or_else(|e| panic!("{}: {e}", case.name));
@@ -226,6 +227,7 @@ fn root_motion_over_0_1_2_and_5_wraps_forwards_and_backwards_matches_the_raw_cli
 /// displacement; then plays it back in reverse. The character lands where the raw
 /// motion puts it, and the poses it shows are in place when the motion is extracted.
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn a_game_accumulating_frame_displacements_lands_where_the_raw_motion_says() {
     for case in cases() {
         let out = compress(&case.raw, &case.settings).unwrap();

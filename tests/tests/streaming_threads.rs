@@ -22,6 +22,7 @@ fn bits(pose: &[Transform]) -> Vec<u32> {
 }
 
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn chunks_stream_in_and_out_while_threads_sample_lock_free() {
     let Some(dir) = common::shared_clips() else { return };
     let clips: Vec<(String, ossa_encoder::RawClip)> = ["81_18", "49_15", "127_14"]

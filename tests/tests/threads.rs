@@ -17,6 +17,7 @@ fn compress_on(threads: usize, text: &str, settings: &Settings) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(shared_clips_missing, ignore = "skipped: ../shared/clips not found")]
 fn the_same_bytes_whatever_the_thread_count() {
     let Some(dir) = common::shared_clips() else { return };
     let clips = common::transform_clips(&dir);

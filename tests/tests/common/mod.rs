@@ -174,21 +174,28 @@ pub fn raw_pose(clip: &RawClip, sample: usize) -> Vec<Local> {
         .collect()
 }
 
-/// Object-space position of a point given in `bone`'s space.
-fn to_object(pose: &[Local], parents: &[Option<usize>], bone: usize, p: [f64; 3]) -> [f64; 3] {
+/// Object-space position of a point given in `bone`'s space: through the chain of
+/// local transforms, then (a glTF skeleton under an armature) the root's placement in
+/// the scene, a row-major 3 × 4 matrix, so that errors are in the scene's units.
+fn to_object(pose: &[Local], clip: &RawClip, bone: usize, p: [f64; 3]) -> [f64; 3] {
     let mut p = pose[bone].apply(p);
-    let mut b = parents[bone];
-    while let Some(a) = b {
+    let mut root = bone;
+    while let Some(a) = clip.bones[root].parent {
         p = pose[a].apply(p);
-        b = parents[a];
+        root = a;
     }
-    p
+    match clip.source.root_placements.iter().find(|placement| placement.bone == root) {
+        Some(placement) => {
+            let m = placement.matrix;
+            std::array::from_fn(|r| m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3])
+        }
+        None => p,
+    }
 }
 
 /// Object-space error of every bone: the largest distance between the virtual
 /// vertices (shell distance on local x, y, z) moved by the two poses.
 pub fn pose_errors(clip: &RawClip, reference: &[Local], decoded: &[Local]) -> Vec<f64> {
-    let parents: Vec<Option<usize>> = clip.bones.iter().map(|b| b.parent).collect();
     (0..clip.bones.len())
         .map(|b| {
             let d = clip.bones[b].shell_distance;
@@ -196,8 +203,8 @@ pub fn pose_errors(clip: &RawClip, reference: &[Local], decoded: &[Local]) -> Ve
             for axis in 0..3 {
                 let mut v = [0.0; 3];
                 v[axis] = d;
-                let a = to_object(reference, &parents, b, v);
-                let c = to_object(decoded, &parents, b, v);
+                let a = to_object(reference, clip, b, v);
+                let c = to_object(decoded, clip, b, v);
                 let dist = ((a[0] - c[0]).powi(2) + (a[1] - c[1]).powi(2) + (a[2] - c[2]).powi(2)).sqrt();
                 worst = if dist.is_nan() { f64::INFINITY } else { worst.max(dist) };
             }
