@@ -9,6 +9,7 @@ mod conventions;
 mod database;
 mod gltf;
 mod input_mistakes;
+mod integrity;
 mod key_frames;
 mod looping;
 mod memory;
