@@ -167,6 +167,9 @@ fn check_database(clips: &[(String, RawClip)], settings: &DatabaseSettings) -> B
             );
             worst[f] = worst[f].max(*e);
         }
+        // Its size on its own: every key frame and every constant in it, no pose.
+        let standalone = compress(raw, &settings.compression).unwrap().compressed_bytes;
+        assert_eq!(result.standalone_bytes, standalone, "{name}: the size on its own has no shared pose");
         assert_eq!(result.clip_frames + result.tier_frames[0] + result.tier_frames[1], result.stored_frames);
         assert_eq!(clip.stored_key_frames() as usize, result.clip_frames);
     }

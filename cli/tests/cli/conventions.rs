@@ -80,6 +80,14 @@ fn usage_errors_are_one_line_with_the_suggestion() {
     assert_error(&ossa(&["info", "x", "--memory-limit", "lots"]), &["expected a size such as 512M"]);
     let o = ossa(&["--help"]);
     assert!(o.status.success() && stdout(&o).contains("Usage"));
+    // The help of the commands that read clips names every format they read.
+    for command in ["compress", "stats", "database"] {
+        let help = stdout(&ossa(&[command, "--help"]));
+        for format in [".acl.sjson", ".bvh", ".gltf", ".glb"] {
+            assert!(help.contains(format), "{command} --help omits {format}: {help}");
+        }
+    }
+    assert!(stdout(&ossa(&["decompress", "--help"])).contains(".gltf"));
 }
 
 #[test]

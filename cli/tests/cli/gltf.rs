@@ -83,3 +83,32 @@ fn models_of_several_animations_go_into_a_folder_or_one_is_chosen() {
         &["no animation 'run'"],
     );
 }
+
+/// The smaller mistakes, each named precisely: an animation index past the last
+/// (the valid range given), a buffer at a web address (not "no such file"), a node
+/// that is its own ancestor (a cycle, not a parent out of order).
+#[test]
+fn model_mistakes_name_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/skinned.gltf");
+    let out = d.join("x.ossa");
+    let o = ossa(&["compress", s(&model), "-o", s(&out), "--animation", "99"]);
+    assert_error(&o, &["no animation '99'", "an index from 0 to 0", "Walk"]);
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let mut web = document.clone();
+    web["buffers"][0]["uri"] = Value::from("http://example.com/walk.bin");
+    let path = d.join("web.gltf");
+    std::fs::write(&path, web.to_string()).unwrap();
+    assert_error(&ossa(&["compress", s(&path), "-o", s(&out)]), &["web.gltf", "http address", "relative path"]);
+    let mut cycle = document;
+    // "spine" (node 0) is a child of "hips" (node 1): make hips a child of spine too.
+    let mut children: Vec<Value> = cycle["nodes"][0]["children"].as_array().cloned().unwrap_or_default();
+    children.push(Value::from(1));
+    cycle["nodes"][0]["children"] = Value::from(children);
+    cycle["nodes"][5]["children"] = Value::from(vec![6]);
+    let path = d.join("cycle.gltf");
+    std::fs::write(&path, cycle.to_string()).unwrap();
+    assert_error(&ossa(&["compress", s(&path), "-o", s(&out)]), &["cycle.gltf", "cycle", "its own ancestor"]);
+    assert!(!out.exists());
+}
