@@ -22,35 +22,34 @@ use crate::input::Input;
 use crate::memory_limit::MemoryLimit;
 use crate::output::{Destination, Output, OutputFolder};
 
-/// Adds the clip `name` read from `path` to `clips`, unless another clip has its
-/// name (then a failure), and its memory to `estimate`.
-#[allow(clippy::too_many_arguments)]
-fn add(
-    clips: &mut Vec<(String, RawClip, Settings)>,
-    paths: &mut HashMap<String, PathBuf>,
-    failures: &mut Vec<Failure>,
-    estimate: &mut u64,
-    path: &Path,
-    name: String,
-    clip: RawClip,
-    settings: Settings,
-) {
-    if let Some(first) = paths.get(&name) {
-        failures.push(Failure::at(
-            path,
-            format!("its name '{name}' is also {}'s: clip names in a database must differ", shown(first)),
-        ));
-        return;
+/// The clips read for a database: each with its name and settings (a glTF model's
+/// at its own precision, in metres), the file it came from, every failure, and the
+/// memory their compressions will hold together.
+#[derive(Default)]
+struct Gathered {
+    clips: Vec<(String, RawClip, Settings)>,
+    paths: HashMap<String, PathBuf>,
+    failures: Vec<Failure>,
+    estimate: u64,
+}
+
+impl Gathered {
+    /// Adds the clip `name` read from `path`, unless another clip has its name (then a
+    /// failure).
+    fn add(&mut self, path: &Path, name: String, clip: RawClip, settings: Settings) {
+        if let Some(first) = self.paths.get(&name) {
+            self.failures.push(Failure::at(
+                path,
+                format!("its name '{name}' is also {}'s: clip names in a database must differ", shown(first)),
+            ));
+            return;
+        }
+        // Every clip's compression is kept until the database is laid out.
+        let bytes = memory_estimate::compress_estimate(clip.bones.len() as u64, clip.sample_count as u64, 0, 1);
+        self.estimate = self.estimate.saturating_add(bytes);
+        self.paths.insert(name.clone(), path.to_owned());
+        self.clips.push((name, clip, settings));
     }
-    // Every clip's compression is kept until the database is laid out.
-    *estimate = estimate.saturating_add(memory_estimate::compress_estimate(
-        clip.bones.len() as u64,
-        clip.sample_count as u64,
-        0,
-        1,
-    ));
-    paths.insert(name.clone(), path.to_owned());
-    clips.push((name, clip, settings));
 }
 
 /// The database's file name in the output folder.
@@ -69,16 +68,12 @@ pub fn run(
     let mut folder = OutputFolder::prepare(out_dir)?;
     folder.lock()?;
     // Every clip read; every failure reported, and then nothing written.
-    // Each clip and its settings (a glTF model's at its own precision, in metres).
-    let mut clips: Vec<(String, RawClip, Settings)> = Vec::new();
-    let mut paths: HashMap<String, PathBuf> = HashMap::new();
-    let mut failures: Vec<Failure> = Vec::new();
-    let mut estimate = 0u64;
+    let mut gathered = Gathered::default();
     for item in super::expand(inputs) {
         let path = match item {
             Ok(path) => path,
             Err((_, f)) => {
-                failures.push(f);
+                gathered.failures.push(f);
                 continue;
             }
         };
@@ -92,10 +87,10 @@ pub fn run(
                     for clip in models {
                         let name =
                             if several { format!("{stem}_{}", super::file_safe(&clip.name)) } else { stem.clone() };
-                        add(&mut clips, &mut paths, &mut failures, &mut estimate, &path, name, clip, own.clone());
+                        gathered.add(&path, name, clip, own.clone());
                     }
                 }
-                Err(f) => failures.push(f),
+                Err(f) => gathered.failures.push(f),
             }
             continue;
         }
@@ -111,18 +106,18 @@ pub fn run(
                 continue;
             }
             Ok(AclFile::TrackList(_)) => {
-                failures
-                    .push(Failure::at(&path, "a scalar track list cannot go in a database (it holds transform clips)"));
+                let refusal = "a scalar track list cannot go in a database (it holds transform clips)";
+                gathered.failures.push(Failure::at(&path, refusal));
                 continue;
             }
             Err(f) => {
-                failures.push(f);
+                gathered.failures.push(f);
                 continue;
             }
         };
-        let name = super::clip_name(&path);
-        add(&mut clips, &mut paths, &mut failures, &mut estimate, &path, name, clip, settings.compression.clone());
+        gathered.add(&path, super::clip_name(&path), clip, settings.compression.clone());
     }
+    let Gathered { clips, paths, failures, estimate } = gathered;
     if !failures.is_empty() {
         let count = failures.len();
         for f in &failures {
