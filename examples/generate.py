@@ -381,12 +381,13 @@ def skinned():
         nodes.append(node)
     root_turn = quat([1, 0, 0], -math.pi / 2)
     nodes.append({"name": "Armature", "rotation": root_turn, "scale": [0.01, 0.01, 0.01],
-                  "children": [names.index("hips"), len(joints) + 1]})
+                  "children": [names.index("hips")]})
+    # The skinned mesh at the root: its node's transform does not apply to it.
     nodes.append({"name": "Body", "mesh": 0, "skin": 0})
     document = {
         "asset": {"version": "2.0", "generator": "ossa examples/generate.py"},
         "scene": 0,
-        "scenes": [{"nodes": [len(joints)]}],
+        "scenes": [{"nodes": [len(joints), len(joints) + 1]}],
         "nodes": nodes,
         "meshes": [{"name": "Body", "primitives": [{"attributes": {
             "POSITION": position_accessor, "JOINTS_0": joint_accessor, "WEIGHTS_0": weight_accessor},
