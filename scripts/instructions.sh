@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per seek + whole pose, and per pose decoded bone by bone, counted by
+# Instructions per seek + whole pose (fresh, and kept between calls), and per pose
+# decoded bone by bone, counted by
 # valgrind (callgrind): deterministic, so two versions compare exactly on a noisy
 # machine. Same protocol as ../shared/tools/acl-reference.sh instructions: forward over
 # 100 evenly spaced times, interpolating.
@@ -23,13 +24,16 @@ for clip in "$@"; do
   # (compressing the clip first also decodes it, which must not be counted).
   seek=$(count "$clip" 'decode_loop::seeks')
   pose=$(count "$clip" 'decode_loop::whole_poses')
+  kept=$(count "$clip" 'decode_loop::kept_poses')
   bone=$(count "$clip" 'decode_loop::bone_poses')
   subset=$(count "$clip" 'decode_loop::subset_poses')
-  python3 - "$clip" "$seek" "$pose" "$bone" "$subset" "$poses" <<'PY'
+  python3 - "$clip" "$seek" "$pose" "$kept" "$bone" "$subset" "$poses" <<'PY'
 import os, sys
-clip, seek, pose, bone, subset, n = sys.argv[1], *map(int, sys.argv[2:])
-print(f"{os.path.basename(clip)}: {pose / n:.0f} instructions per seek + pose "
+clip, seek, pose, kept, bone, subset, n = sys.argv[1], *map(int, sys.argv[2:])
+name = os.path.basename(clip)
+print(f"{name}: {pose / n:.0f} instructions per seek + pose "
       f"(seek {seek / n:.0f}); pose bone by bone (seek + every bone) {bone / n:.0f}; "
       f"seek + 4 bones {subset / n:.0f} ({subset / pose:.2f} of a pose)")
+print(f"{name}: {kept / n:.0f} instructions per seek + kept pose ({kept / pose:.2f} of a pose)")
 PY
 done

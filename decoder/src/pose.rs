@@ -20,28 +20,20 @@ pub(crate) const TRANSLATION: usize = TrackList::Translation as usize;
 pub(crate) const SCALE: usize = TrackList::Scale as usize;
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
-/// `bone_count` long; a shorter slice is filled as far as it goes).
+/// `bone_count` long; a shorter slice is filled as far as it goes): the parts that do
+/// not change with time ([`statics`]), then the animated sub-tracks ([`animated_part`]).
 #[inline(always)]
 pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
-    // Both keys in one segment (every pose of a single-segment clip, and most of
-    // the others): they share bit rates and segment ranges, read once.
-    let same = keys[0].rates == keys[1].rates;
-    match (clip.segment_count > 1, same) {
-        (true, true) => pose_with::<V, true, true>(clip, keys, alpha, out),
-        (true, false) => pose_with::<V, true, false>(clip, keys, alpha, out),
-        (false, _) => pose_with::<V, false, true>(clip, keys, alpha, out),
-    }
+    statics::<V>(clip, out);
+    animated_part::<V>(clip, keys, alpha, out);
 }
 
-/// [`pose`] for a clip with (`RANGED`) or without segment ranges, with both keys in
-/// one segment (`SAME`) or not.
+/// Writes what does not change with time into `out` (at least `bone_count` long; a
+/// shorter slice is filled as far as it goes): the default value of every part of
+/// every bone (the identity, or the database's shared pose), then each list's
+/// constant sub-tracks. A kept pose ([`crate::KeptPose`]) writes this once per clip.
 #[inline(always)]
-fn pose_with<V: Lanes, const RANGED: bool, const SAME: bool>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
-    alpha: f32,
-    out: &mut [Transform],
-) {
+pub(crate) fn statics<V: Lanes>(clip: &Clip<'_>, out: &mut [Transform]) {
     let out = match out.get_mut(..clip.bone_count as usize) {
         Some(out) => out,
         None => out,
@@ -68,6 +60,32 @@ fn pose_with<V: Lanes, const RANGED: bool, const SAME: bool>(
     constants::<V, ROTATION4, 4>(clip, out);
     constants::<V, TRANSLATION, 3>(clip, out);
     constants::<V, SCALE, 3>(clip, out);
+}
+
+/// Writes the animated sub-tracks of every list at `keys` blended by `alpha` into
+/// `out`, and nothing else: the parts of a bone no animated sub-track covers keep
+/// what `out` holds.
+#[inline(always)]
+pub(crate) fn animated_part<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
+    // Both keys in one segment (every pose of a single-segment clip, and most of
+    // the others): they share bit rates and segment ranges, read once.
+    let same = keys[0].rates == keys[1].rates;
+    match (clip.segment_count > 1, same) {
+        (true, true) => animated_with::<V, true, true>(clip, keys, alpha, out),
+        (true, false) => animated_with::<V, true, false>(clip, keys, alpha, out),
+        (false, _) => animated_with::<V, false, true>(clip, keys, alpha, out),
+    }
+}
+
+/// [`animated_part`] for a clip with (`RANGED`) or without segment ranges, with both
+/// keys in one segment (`SAME`) or not.
+#[inline(always)]
+fn animated_with<V: Lanes, const RANGED: bool, const SAME: bool>(
+    clip: &Clip<'_>,
+    keys: &[Key<'_>; 2],
+    alpha: f32,
+    out: &mut [Transform],
+) {
     // Bit offsets of the next animated sub-track in each key frame: the sum of the
     // bit rates before it, carried from list to list.
     let mut bits = [keys[0].frame_bit, keys[1].frame_bit];

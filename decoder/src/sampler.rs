@@ -13,7 +13,8 @@ use crate::database::Binding;
 use crate::error::Error;
 use crate::format::database::{TIER_LOW, TIER_MEDIUM};
 use crate::format::Looping;
-use crate::pose::pose;
+use crate::kept_pose::KeptPose;
+use crate::pose::{animated_part, pose, statics};
 use crate::residency::{Residency, Slot};
 use crate::simd::{self, Native};
 use crate::subset::{self, Subset};
@@ -428,6 +429,42 @@ impl<'a> Sampler<'a> {
         Ok(())
     }
 
+    /// Decodes every bone into a pose the caller keeps between calls, writing only
+    /// what changes with time: the first call for this clip (or after the pose was
+    /// changed from outside) writes every bone, later ones only the animated
+    /// sub-tracks. The transforms are the ones [`Sampler::decompress_pose`] gives, bit
+    /// for bit.
+    pub fn decompress_kept_pose(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
+        self.check_output_len(pose.len())?;
+        let (out, filled) = pose.for_clip(&self.clip);
+        self.native_kept(out, filled);
+        self.put_in_place(out);
+        Ok(())
+    }
+
+    /// The kept pose on this target's backend: the static parts when `filled` is
+    /// false, then the animated ones.
+    #[inline(never)]
+    fn native_kept(&self, out: &mut [Transform], filled: bool) {
+        if !filled {
+            statics::<Native>(&self.clip, out);
+        }
+        animated_part::<Native>(&self.clip, &self.keys, self.alpha, out);
+    }
+
+    /// [`Sampler::decompress_kept_pose`] on the portable scalar backend.
+    #[doc(hidden)]
+    pub fn decompress_kept_pose_scalar(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
+        self.check_output_len(pose.len())?;
+        let (out, filled) = pose.for_clip(&self.clip);
+        if !filled {
+            statics::<simd::scalar::F32x4>(&self.clip, out);
+        }
+        animated_part::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, out);
+        self.put_in_place(out);
+        Ok(())
+    }
+
     /// The whole pose on this target's backend, a function of its own so that the
     /// in-place step after it does not weigh on its register allocation.
     #[inline(never)]
@@ -523,9 +560,13 @@ impl<'a> Sampler<'a> {
     }
 
     fn check_output(&self, out: &[Transform]) -> Result<(), Error> {
+        self.check_output_len(out.len())
+    }
+
+    fn check_output_len(&self, len: usize) -> Result<(), Error> {
         let bone_count = self.clip.bone_count;
-        if out.len() < bone_count as usize {
-            return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count });
+        if len < bone_count as usize {
+            return Err(Error::OutputTooSmall { len: len as u32, bone_count });
         }
         Ok(())
     }

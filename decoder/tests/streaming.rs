@@ -4,13 +4,13 @@
 //! residency while a streaming thread binds and unbinds chunks in the back one; at the
 //! frame's end they swap. Every pose must be the one its residency gives: for each
 //! segment, the pose of the clip with that segment's medium and low chunks resident
-//! or not. The database is the golden one (format-spec/golden/stream.ossadb), so this
+//! or not, decoded fresh and into kept poses that live across frames. The database is the golden one (format-spec/golden/stream.ossadb), so this
 //! needs no encoder and also runs under Miri (`MIRIFLAGS=-Zmiri-disable-isolation`).
 
 use std::path::PathBuf;
 use std::sync::{Barrier, RwLock};
 
-use ossa_decoder::{Binding, Clip, Database, Residency, Rounding, Sampler, Slot, Tier, Transform};
+use ossa_decoder::{Binding, Clip, Database, KeptPose, Residency, Rounding, Sampler, Slot, Tier, Transform};
 
 #[repr(C, align(16))]
 #[derive(Clone)]
@@ -119,13 +119,21 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
     let front = std::sync::atomic::AtomicUsize::new(0);
     let barrier = Barrier::new(samplers + 1);
     let checked = std::sync::atomic::AtomicUsize::new(0);
+    let failure = std::sync::Mutex::new(None::<String>);
     std::thread::scope(|scope| {
         for id in 0..samplers {
-            let (buffers, front, barrier, checked, clips, bindings) =
-                (&buffers, &front, &barrier, &checked, &clips, &bindings);
+            let (buffers, front, barrier, checked, clips, bindings, failure) =
+                (&buffers, &front, &barrier, &checked, &clips, &bindings, &failure);
             let expect = &expect;
             scope.spawn(move || {
                 let mut rng = Rng(0x9e37_79b9 + id as u64);
+                // Kept poses live across frames and residency changes: one per clip,
+                // and one every clip decodes into in turn (rewritten when it switches).
+                let most = clips.iter().map(|c| c.bone_count() as usize).max().unwrap_or(0);
+                let mut storage: Vec<Vec<Transform>> = vec![vec![Transform::IDENTITY; most]; clips.len() + 1];
+                let (shared, own) = storage.split_last_mut().unwrap();
+                let mut shared = KeptPose::new(shared);
+                let mut own: Vec<KeptPose<'_>> = own.iter_mut().map(|s| KeptPose::new(s)).collect();
                 for _ in 0..frames {
                     // The whole frame reads the front buffer, which no one changes
                     // until every sampler has passed the barrier below.
@@ -138,7 +146,21 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
                         sampler.seek_streamed(times(&clip)[k], Rounding::None, &bindings[c], &*r).unwrap();
                         let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
                         sampler.decompress_pose(&mut pose).unwrap();
-                        assert_eq!(&bits(&pose), expect(&r, c, k), "clip {c}, time {k}");
+                        // A failure is recorded, not panicked on: a panicking thread
+                        // would leave the others waiting at the barrier forever.
+                        let fail = |what: &str| {
+                            failure.lock().unwrap().get_or_insert_with(|| format!("clip {c}, time {k} ({what})"));
+                        };
+                        if &bits(&pose) != expect(&r, c, k) {
+                            fail("fresh pose");
+                        }
+                        let n = pose.len();
+                        for kept in [&mut own[c], &mut shared] {
+                            sampler.decompress_kept_pose(kept).unwrap();
+                            if &bits(&kept.transforms()[..n]) != expect(&r, c, k) {
+                                fail("kept pose");
+                            }
+                        }
                         checked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                     drop(r);
@@ -172,5 +194,8 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
             barrier.wait();
         }
     });
+    if let Some(failure) = failure.into_inner().unwrap() {
+        panic!("a pose differs from the one its residency gives: {failure}");
+    }
     assert_eq!(checked.into_inner(), samplers * frames * if cfg!(miri) { 2 } else { 30 });
 }

@@ -2,7 +2,8 @@
 //! (`scripts/instructions.sh`, `valgrind --tool=callgrind`, `perf`):
 //! `cargo run --release -p ossa-encoder --example decode_loop -- CLIP.acl.sjson [POSES]`.
 //! Plays forward over 100 evenly spaced times, interpolating: POSES seeks alone, POSES
-//! whole poses (seek + `decompress_pose`), POSES poses decoded bone by bone (seek +
+//! whole poses (seek + `decompress_pose`), POSES kept poses (seek +
+//! `decompress_kept_pose` into one pose kept throughout), POSES poses decoded bone by bone (seek +
 //! `decompress_bone` for every bone), then POSES partial poses of four bones (seek +
 //! `decompress_subset`). Each loop is its own function so that a profiler
 //! counts it alone (compressing the clip also decodes it, to measure the error).
@@ -10,7 +11,7 @@
 
 use std::hint::black_box;
 
-use ossa_decoder::{Clip, Error, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, Error, KeptPose, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::formats::acl_text;
 use ossa_encoder::{compress, Settings};
 
@@ -27,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
     seeks(&mut sampler, poses);
     whole_poses(&mut sampler, &mut pose, poses)?;
+    kept_poses(&mut sampler, &mut pose, poses)?;
     bone_poses(&mut sampler, poses)?;
     // Four bones spread over the skeleton (the second, usually the one that moves
     // the body, a third and two thirds of the way, and the last).
@@ -62,6 +64,17 @@ fn whole_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> R
     for i in 0..poses {
         sampler.seek(time(&clip, i), Rounding::None);
         sampler.decompress_pose(black_box(&mut *pose))?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn kept_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
+    let clip = *sampler.clip();
+    let mut kept = KeptPose::new(pose);
+    for i in 0..poses {
+        sampler.seek(time(&clip, i), Rounding::None);
+        sampler.decompress_kept_pose(black_box(&mut kept))?;
     }
     Ok(())
 }

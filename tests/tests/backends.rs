@@ -1,14 +1,14 @@
 //! Bit-exactness across backends: the native SIMD backend of this build (SSE2, AVX2
 //! when compiled with it, NEON on aarch64) against the portable scalar reference, on
 //! every shared clip, on synthetic extreme clips and on the golden files, at many times with every
-//! rounding mode, for whole poses, bone by bone and for subsets of bones (partial
+//! rounding mode, for whole poses (fresh and kept), bone by bone and for subsets of bones (partial
 //! decoding). Lockstep networking and replays
 //! depend on every target decoding the same bits.
 
 mod common;
 
 use common::Rng;
-use ossa_decoder::{Clip, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, KeptPose, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::{compress, AlignedBytes, Bone, BoneTrack, RawClip, RawTransform, Settings};
 
 fn bits(t: &Transform) -> [u32; 10] {
@@ -39,6 +39,11 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
     let mut partial = vec![Transform::IDENTITY; 64];
     let mut sampler = Sampler::new(clip);
     let (mut native, mut scalar) = (vec![Transform::IDENTITY; bones], vec![Transform::IDENTITY; bones]);
+    // Kept poses live across every seek below: after the first call they write only
+    // the animated sub-tracks, and must still hold the whole pose.
+    let (mut kept_native, mut kept_scalar) = (vec![Transform::IDENTITY; bones], vec![Transform::IDENTITY; bones]);
+    let mut kept_native = KeptPose::new(&mut kept_native);
+    let mut kept_scalar = KeptPose::new(&mut kept_scalar);
     let mut compared = 0;
     for k in 0..=steps {
         // Times past both ends too: clamping is part of the contract.
@@ -47,14 +52,20 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
             sampler.seek(time, rounding);
             sampler.decompress_pose(&mut native).unwrap();
             sampler.decompress_pose_scalar(&mut scalar).unwrap();
+            sampler.decompress_kept_pose(&mut kept_native).unwrap();
+            sampler.decompress_kept_pose_scalar(&mut kept_scalar).unwrap();
             for bone in 0..bones {
                 let expected = bits(&scalar[bone]);
                 assert_eq!(bits(&native[bone]), expected, "{name} t={time} {rounding:?} bone {bone} (pose)");
+                let kept = bits(&kept_native.transforms()[bone]);
+                assert_eq!(kept, expected, "{name} t={time} {rounding:?} bone {bone} (kept pose)");
+                let kept = bits(&kept_scalar.transforms()[bone]);
+                assert_eq!(kept, expected, "{name} t={time} {rounding:?} bone {bone} (scalar kept pose)");
                 let single = sampler.decompress_bone(bone as u32).unwrap();
                 assert_eq!(bits(&single), expected, "{name} t={time} {rounding:?} bone {bone} (bone)");
                 let single = sampler.decompress_bone_scalar(bone as u32).unwrap();
                 assert_eq!(bits(&single), expected, "{name} t={time} {rounding:?} bone {bone} (scalar bone)");
-                compared += 30;
+                compared += 50;
             }
             for (list, subset) in lists.iter().zip(&subsets) {
                 for way in 0..3 {

@@ -1,6 +1,7 @@
 //! `ossa bench`: how fast this machine decodes a clip, measured the way engines play
 //! it: forward over 100 evenly spaced times in `[0, duration]`, interpolating, each
-//! call a `seek` and a whole pose (and again with the pose decoded bone by bone).
+//! call a `seek` and a whole pose (fresh, then kept between calls, then decoded bone
+//! by bone, then four bones as a subset).
 //!
 //! Timings on a shared machine are noisy: the command reports the median and the
 //! minimum of many rounds, and README.md says how to get stable instruction counts
@@ -10,7 +11,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use ossa_decoder::{Clip, Database, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, Database, KeptPose, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::message::path as shown;
 use ossa_encoder::AlignedBytes;
 use serde_json::json;
@@ -66,6 +67,13 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
         // The output was sized from the clip: this cannot fail.
         let _ = sampler.decompress_pose(black_box(&mut pose));
     });
+    // A pose kept between calls (one per copy of the clip, as an engine keeps one per
+    // playing clip): after the first call only the animated sub-tracks are written.
+    let mut kept_storage = vec![vec![Transform::IDENTITY; bones as usize]; copies];
+    let mut kept: Vec<KeptPose<'_>> = kept_storage.iter_mut().map(|s| KeptPose::new(s)).collect();
+    let (kept_median, kept_min) = stats(&mut samplers, &times, |i, sampler| {
+        let _ = sampler.decompress_kept_pose(black_box(&mut kept[i]));
+    });
     let (bone_median, bone_min) = stats(&mut samplers, &times, |_, sampler| {
         for bone in 0..bones {
             let _ = black_box(sampler.decompress_bone(bone));
@@ -96,6 +104,8 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
             "copies": copies,
             "pose_ns_median": pose_median,
             "pose_ns_min": pose_min,
+            "kept_pose_ns_median": kept_median,
+            "kept_pose_ns_min": kept_min,
             "bone_pose_ns_median": bone_median,
             "bone_pose_ns_min": bone_min,
             "subset_bones": subset_bones,
@@ -109,6 +119,10 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
         if copies == 1 { "y" } else { "ies" }
     ))?;
     say(format!("  seek + decompress_pose               median {pose_median:>9.1} ns, min {pose_min:>9.1} ns"))?;
+    say(format!(
+        "  seek + decompress_kept_pose          median {kept_median:>9.1} ns, min {kept_min:>9.1} ns ({:.2} of a pose)",
+        kept_median / pose_median
+    ))?;
     say(format!("  seek + decompress_bone × {bones:<5}       median {bone_median:>9.1} ns, min {bone_min:>9.1} ns"))?;
     say(format!(
         "  seek + decompress_subset of {} bones    median {subset_median:>9.1} ns, min {subset_min:>9.1} ns ({:.2} of a pose)",

@@ -254,6 +254,8 @@ fn bench_reports_its_fields_warm_and_cold_and_refuses_what_is_not_a_clip() {
         let (median, min) = (v["pose_ns_median"].as_f64().unwrap(), v["pose_ns_min"].as_f64().unwrap());
         assert!(min > 0.0 && min <= median, "{v}");
         assert!(v["bone_pose_ns_median"].as_f64().unwrap() > 0.0, "{v}");
+        let (median, min) = (v["kept_pose_ns_median"].as_f64().unwrap(), v["kept_pose_ns_min"].as_f64().unwrap());
+        assert!(min > 0.0 && min <= median, "{v}");
     }
     let o = ossa(&["bench", s(&example())]);
     assert!(!o.status.success());
