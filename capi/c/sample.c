@@ -1,6 +1,7 @@
 /* Loads an .ossa clip, validates it (checksum included) and samples it through the C
  * ABI: prints the bone count and duration, then every bone's transform as f32 bits
- * (hex) at STEPS + 1 evenly spaced times, whole pose and bone by bone (they must agree).
+ * (hex) at STEPS + 1 evenly spaced times, whole pose, kept pose and bone by bone (they
+ * must agree).
  * With a streaming database (.ossadb), the clip is opened in it and sampled with the
  * chunks of the tiers FIDELITY asks for resident (highest: both tiers, the default;
  * medium: the medium tier; lowest: none), each chunk read from the file and checked
@@ -122,17 +123,28 @@ int main(int argc, char **argv) {
     printf("bones %u duration %08x\n", bones, bits(duration));
 
     OssaTransform *pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
+    /* A pose kept between calls: after the first, only what moves is written. */
+    OssaTransform *kept_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
+    OssaKeptPose kept;
+    if (ossa_kept_pose_init(&kept) != OSSA_STATUS_OK) return 1;
+    /* The values of a transform, without its unspecified padding. */
+    const size_t value_bytes = offsetof(OssaTransform, reserved);
     for (int k = 0; k <= steps; k++) {
         float time = duration * (float)k / (float)steps;
         status = database_path ? ossa_sampler_seek_streamed(&sampler, time, OSSA_ROUNDING_NONE, &residency)
                                : ossa_sampler_seek(&sampler, time, OSSA_ROUNDING_NONE);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&sampler, pose, bones);
+        if (status == OSSA_STATUS_OK) status = ossa_sampler_kept_pose(&sampler, &kept, kept_pose, bones);
         if (status != OSSA_STATUS_OK) return fail(path, status);
         for (uint32_t b = 0; b < bones; b++) {
+            if (memcmp(&kept_pose[b], &pose[b], value_bytes) != 0) {
+                fprintf(stderr, "sample: %s: bone %u of the kept pose differs from the pose\n", path, b);
+                return 1;
+            }
             OssaTransform one;
             status = ossa_sampler_bone(&sampler, b, &one);
             if (status != OSSA_STATUS_OK) return fail(path, status);
-            if (memcmp(&one, &pose[b], sizeof one) != 0) {
+            if (memcmp(&one, &pose[b], value_bytes) != 0) {
                 fprintf(stderr, "sample: %s: bone %u alone differs from the pose\n", path, b);
                 return 1;
             }
@@ -148,6 +160,7 @@ int main(int argc, char **argv) {
     if (bones > 0 && ossa_sampler_pose(&sampler, pose, bones - 1) != OSSA_STATUS_OUTPUT_TOO_SMALL) return 1;
     if (ossa_sampler_bone(&sampler, bones, pose) != OSSA_STATUS_BONE_OUT_OF_RANGE) return 1;
     free(pose);
+    free(kept_pose);
     free(slots);
     free(database_file);
     free(bytes);

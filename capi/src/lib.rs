@@ -23,7 +23,9 @@ use ossa_decoder::{Binding, Clip, Error, Rounding, Sampler, Transform};
 use opaque::{get, get_mut, put};
 
 pub mod database;
+pub mod kept;
 mod opaque;
+mod output;
 
 /// 64-bit words of an `OssaSampler`'s storage: room for the decoder's sampler on every
 /// target.
@@ -54,9 +56,11 @@ pub(crate) struct Inner {
 opaque::opaque!(OssaSampler, Inner, 0x6f73_7361_5f73_6d70, OssaStatus::NotInitialised);
 
 /// One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
-/// translation`.
+/// translation`. 48 bytes, the layout of the decoder's own transforms: an array that
+/// starts on a 16-byte boundary (as `malloc`'s do on 64-bit targets) is decoded into
+/// in place, any other through a copy.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct OssaTransform {
     /// Unit quaternion `x, y, z, w`.
     pub rotation: [f32; 4],
@@ -64,6 +68,17 @@ pub struct OssaTransform {
     pub translation: [f32; 3],
     /// Per-axis scale `x, y, z`.
     pub scale: [f32; 3],
+    /// Padding to 48 bytes; its value is unspecified (decoding may leave anything
+    /// there).
+    pub reserved: [f32; 2],
+}
+
+/// Equal when the rotation, translation and scale are (the reserved padding is not
+/// part of the value).
+impl PartialEq for OssaTransform {
+    fn eq(&self, other: &Self) -> bool {
+        (self.rotation, self.translation, self.scale) == (other.rotation, other.translation, other.scale)
+    }
 }
 
 impl From<Transform> for OssaTransform {
@@ -72,6 +87,7 @@ impl From<Transform> for OssaTransform {
             rotation: t.rotation.to_array(),
             translation: t.translation.to_array(),
             scale: t.scale.to_array(),
+            reserved: [0.0; 2],
         }
     }
 }
@@ -362,7 +378,21 @@ pub unsafe extern "C" fn ossa_sampler_pose(
         return OssaStatus::OutputTooSmall;
     }
     // SAFETY: `out` is not null and points to `out_len` ≥ `bones` writable transforms.
+    if let Some(direct) = unsafe { output::as_transforms(out, bones) } {
+        return match sampler.decompress_pose(direct) {
+            Ok(()) => OssaStatus::Ok,
+            Err(e) => e.into(),
+        };
+    }
+    // SAFETY: as above.
     let out = unsafe { core::slice::from_raw_parts_mut(out, bones) };
+    pose_through_buffer(sampler, out)
+}
+
+/// [`ossa_sampler_pose`] into an array that is not laid out or aligned for the
+/// decoder's transforms (`out` holds exactly the clip's bones).
+pub(crate) fn pose_through_buffer(sampler: &Sampler<'_>, out: &mut [OssaTransform]) -> OssaStatus {
+    let bones = out.len();
     // Decoded on the stack, then converted: no allocation. A clip of up to
     // `POSE_BUFFER` bones decodes as one whole pose (the fast path); a larger one in
     // groups of bones.

@@ -30,7 +30,7 @@ fn init_len(bytes: &[u8], len: usize) -> OssaStatus {
 }
 
 fn transform(t: Transform) -> OssaTransform {
-    OssaTransform { rotation: t.rotation.to_array(), translation: t.translation.to_array(), scale: t.scale.to_array() }
+    OssaTransform::from(t)
 }
 
 #[test]
@@ -134,5 +134,76 @@ fn misuse_is_refused_by_code() {
             assert!(!text.is_empty());
             assert_eq!(code == last + 1, text == "unknown status", "{code}: {text}");
         }
+    }
+}
+
+fn kept_init() -> Box<ossa_c::kept::OssaKeptPose> {
+    let mut kept: Box<MaybeUninit<ossa_c::kept::OssaKeptPose>> = Box::new(MaybeUninit::zeroed());
+    // SAFETY: writable storage for a kept pose.
+    assert_eq!(unsafe { ossa_c::kept::ossa_kept_pose_init(kept.as_mut_ptr()) }, OssaStatus::Ok);
+    // SAFETY: zeroed then written by init: every bit pattern of its u64 fields is valid.
+    unsafe { Box::from_raw(Box::into_raw(kept).cast()) }
+}
+
+/// Transforms on a 16-byte boundary (`aligned`), or one `f32` past it.
+#[repr(C, align(16))]
+struct Poses([OssaTransform; 17]);
+
+#[test]
+fn kept_poses_through_the_abi_equal_fresh_ones_across_clips_arrays_and_forgetting() {
+    use ossa_c::kept::{ossa_kept_pose_forget, ossa_sampler_kept_pose};
+    let names = ["wave.ossa", "cycle.ossa", "stride.ossa", "wave_additive.ossa"];
+    let files: Vec<Vec<u8>> = names.iter().map(|n| golden(n)).collect();
+    let words: Vec<_> = files.iter().map(|f| aligned(f)).collect();
+    let samplers: Vec<Box<OssaSampler>> =
+        files.iter().zip(&words).map(|(f, w)| init(view(w, f.len()), true).1).collect();
+    let mut kept = kept_init();
+    // One array on a 16-byte boundary (decoded in place) and one that is not
+    // (through a copy), both kept.
+    let mut storage = Box::new(Poses([OssaTransform::default(); 17]));
+    let mut expected = [OssaTransform::default(); 16];
+    let mut round = 0;
+    for offset in [0usize, 1] {
+        for (c, sampler) in samplers.iter().enumerate().cycle().take(12) {
+            round += 1;
+            let time = 0.037 * round as f32;
+            let bones = unsafe { ossa_sampler_bone_count(&**sampler) } as usize;
+            assert!(bones <= 16);
+            // SAFETY: initialised samplers and kept pose; arrays of at least `bones`.
+            unsafe {
+                let sampler = &**sampler as *const OssaSampler as *mut OssaSampler;
+                assert_eq!(ossa_sampler_seek(sampler, time, 0), OssaStatus::Ok);
+                assert_eq!(ossa_sampler_pose(sampler, expected.as_mut_ptr(), bones), OssaStatus::Ok);
+                // `offset` f32s past the boundary (never 16-byte aligned when 1).
+                let out = storage.0.as_mut_ptr().cast::<f32>().add(offset).cast::<OssaTransform>();
+                assert_eq!(ossa_sampler_kept_pose(sampler, &mut *kept, out, 16), OssaStatus::Ok);
+                for (b, expected) in expected.iter().enumerate().take(bones) {
+                    let got = out.add(b).read_unaligned();
+                    assert_eq!(&got, expected, "{} round {round} offset {offset} bone {b}", names[c]);
+                }
+                if round % 5 == 0 {
+                    // The caller overwrote its array: forgetting makes the next call
+                    // write it all.
+                    for b in 0..16 {
+                        out.add(b).write_unaligned(OssaTransform::default());
+                    }
+                    assert_eq!(ossa_kept_pose_forget(&mut *kept), OssaStatus::Ok);
+                }
+            }
+        }
+    }
+    // Misuse: null pointers, an uninitialised kept pose, a short array.
+    // SAFETY: pointers are null or to live storage of the right type.
+    unsafe {
+        let sampler = &*samplers[0];
+        let out = storage.0.as_mut_ptr();
+        let bones = ossa_sampler_bone_count(sampler) as usize;
+        assert_eq!(ossa_sampler_kept_pose(sampler, std::ptr::null_mut(), out, 16), OssaStatus::NullPointer);
+        assert_eq!(ossa_sampler_kept_pose(sampler, &mut *kept, std::ptr::null_mut(), 16), OssaStatus::NullPointer);
+        assert_eq!(ossa_sampler_kept_pose(sampler, &mut *kept, out, bones - 1), OssaStatus::OutputTooSmall);
+        let mut blank: Box<MaybeUninit<ossa_c::kept::OssaKeptPose>> = Box::new(MaybeUninit::zeroed());
+        let blank = blank.as_mut_ptr();
+        assert_eq!(ossa_sampler_kept_pose(sampler, blank, out, 16), OssaStatus::NotInitialised);
+        assert_eq!(ossa_kept_pose_forget(blank), OssaStatus::NotInitialised);
     }
 }

@@ -67,14 +67,36 @@ impl FilledFrom {
 #[derive(Debug)]
 pub struct KeptPose<'p> {
     transforms: &'p mut [Transform],
-    filled: Option<FilledFrom>,
+    filled: KeptState,
 }
+
+/// What a [`KeptPose`] remembers between calls: which clip's static parts its
+/// transforms hold, if any. Kept apart from the transforms only where a pose cannot
+/// live as one value between calls (a C caller's storage, `ossa_kept_pose`): the
+/// state is only true of the transforms it was taken with
+/// ([`KeptPose::into_parts`]) as the decode left them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptState(Option<FilledFrom>);
 
 impl<'p> KeptPose<'p> {
     /// A kept pose over `transforms` (at least as many as the clips decoded into it
     /// have bones), filled by no clip yet.
     pub fn new(transforms: &'p mut [Transform]) -> Self {
-        KeptPose { transforms, filled: None }
+        KeptPose { transforms, filled: KeptState(None) }
+    }
+
+    /// A kept pose over `transforms` that remembers `state`, the state
+    /// [`KeptPose::into_parts`] gave with these same transforms, unchanged since.
+    /// (Another state, or changed transforms, leave values of another clip or time in
+    /// the pose; memory stays safe either way.)
+    pub fn from_parts(transforms: &'p mut [Transform], state: KeptState) -> Self {
+        KeptPose { transforms, filled: state }
+    }
+
+    /// The transforms and what the pose remembers of them, to keep apart until
+    /// [`KeptPose::from_parts`] puts them together again.
+    pub fn into_parts(self) -> (&'p mut [Transform], KeptState) {
+        (self.transforms, self.filled)
     }
 
     /// The transforms, as the last decode left them.
@@ -85,18 +107,13 @@ impl<'p> KeptPose<'p> {
     /// The transforms, to change: the kept pose forgets which clip filled it, and
     /// the next decode writes every bone.
     pub fn transforms_mut(&mut self) -> &mut [Transform] {
-        self.filled = None;
+        self.filled = KeptState(None);
         self.transforms
     }
 
     /// Forgets which clip filled the pose: the next decode writes every bone.
     pub fn forget(&mut self) {
-        self.filled = None;
-    }
-
-    /// The slice the kept pose was made over.
-    pub fn into_inner(self) -> &'p mut [Transform] {
-        self.transforms
+        self.filled = KeptState(None);
     }
 
     /// The transforms to decode `clip` into, and whether its static parts are
@@ -104,8 +121,8 @@ impl<'p> KeptPose<'p> {
     /// them when they were not).
     pub(crate) fn for_clip(&mut self, clip: &Clip<'_>) -> (&mut [Transform], bool) {
         let from = FilledFrom::of(clip);
-        let filled = self.filled == Some(from);
-        self.filled = Some(from);
+        let filled = self.filled.0 == Some(from);
+        self.filled = KeptState(Some(from));
         (self.transforms, filled)
     }
 

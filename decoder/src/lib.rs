@@ -83,7 +83,7 @@ pub use clip::Clip;
 pub use database::{chunk_checksum, Binding, Chunk, Database, DatabaseClip, Tier, TierFrames};
 pub use error::{Error, Mismatch, Section};
 pub use glam;
-pub use kept_pose::KeptPose;
+pub use kept_pose::{KeptPose, KeptState};
 pub use layout::Layout;
 pub use metadata::{BoneInfo, BoneIter, Metadata, RootPlacement};
 pub use residency::{Residency, Slot};

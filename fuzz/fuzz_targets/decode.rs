@@ -1,5 +1,6 @@
 //! Arbitrary bytes → `Clip::from_bytes` → when valid, sample at times, rounding
-//! modes and bone indices taken from the input, and query root motion. A clip that
+//! modes and bone indices taken from the input (fresh and kept poses, compared with
+//! the scalar backend), and query root motion. A clip that
 //! needs a shared pose is given one made of the control bytes' values. Must never
 //! crash.
 //!
@@ -7,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_decoder::{Clip, Rounding, Sampler, ScalarClip, ScalarSampler, Subset, Transform};
+use ossa_decoder::{Clip, KeptPose, Rounding, Sampler, ScalarClip, ScalarSampler, Subset, Transform};
 
 /// 16-byte aligned storage for the input, as the decoder requires.
 #[repr(C, align(16))]
@@ -66,6 +67,10 @@ fuzz_target!(|data: &[u8]| {
     let mut sampler = Sampler::new(clip);
     let mut pose = [Transform::IDENTITY; 64];
     let mut scalar = [Transform::IDENTITY; 64];
+    // A pose kept across the three times: after the first, only the animated
+    // sub-tracks are written, and it must still be the fresh pose.
+    let mut kept_storage = [Transform::IDENTITY; 64];
+    let mut kept = KeptPose::new(&mut kept_storage);
     for t in [time, time * 0.5, clip.duration() * f32::from(control[5]) / 255.0] {
         sampler.seek(t, rounding);
         let _ = sampler.decompress_pose(&mut pose);
@@ -73,6 +78,10 @@ fuzz_target!(|data: &[u8]| {
         if sampler.decompress_pose_scalar(&mut scalar).is_ok() {
             for (a, b) in pose.iter().zip(&scalar).take(clip.bone_count() as usize) {
                 assert_eq!(bits(a), bits(b), "native and scalar backends differ");
+            }
+            sampler.decompress_kept_pose(&mut kept).expect("the fresh pose fitted");
+            for (a, b) in kept.transforms().iter().zip(&scalar).take(clip.bone_count() as usize) {
+                assert_eq!(bits(a), bits(b), "the kept pose differs from the fresh one");
             }
         }
         let _ = sampler.decompress_bone(u32::from(control[6]));

@@ -1,0 +1,118 @@
+//! Kept poses from C: `ossa_kept_pose_init` prepares an `OssaKeptPose`, then each
+//! `ossa_sampler_kept_pose` decodes into the same `OssaTransform` array, writing the
+//! whole pose when the clip (or the array) changed and only the animated sub-tracks
+//! otherwise, as the crate's `KeptPose` does.
+
+use ossa_decoder::{KeptPose, KeptState};
+
+use crate::opaque::{get, get_mut, put};
+use crate::{output, pose_through_buffer, OssaSampler, OssaStatus, OssaTransform};
+
+/// 64-bit words of an `OssaKeptPose`'s storage.
+pub const OSSA_KEPT_POSE_WORDS: usize = 8;
+
+/// What a pose kept between calls remembers: which clip's static parts the array it
+/// was last decoded into holds, and which array that was. Opaque: initialise it with
+/// `ossa_kept_pose_init`. One per array the caller keeps (say, one per playing clip);
+/// after the caller changes the array's contents itself, `ossa_kept_pose_forget`.
+#[repr(C)]
+pub struct OssaKeptPose {
+    /// Set by `ossa_kept_pose_init`.
+    tag: u64,
+    /// The remembered state.
+    storage: [u64; OSSA_KEPT_POSE_WORDS],
+}
+
+/// The state behind an [`OssaKeptPose`].
+pub(crate) struct Kept {
+    /// The decoder's state for the array at `out`, `len` long.
+    state: KeptState,
+    out: usize,
+    len: usize,
+}
+
+crate::opaque::opaque!(OssaKeptPose, Kept, 0x6f73_7361_5f6b_6570, OssaStatus::NotInitialised);
+
+/// Prepares `kept` for its first pose (which writes every bone).
+///
+/// # Safety
+/// `kept` is null or points to writable storage for an `OssaKeptPose`.
+#[no_mangle]
+pub unsafe extern "C" fn ossa_kept_pose_init(kept: *mut OssaKeptPose) -> OssaStatus {
+    if kept.is_null() {
+        return OssaStatus::NullPointer;
+    }
+    // SAFETY: not null and pointing to writable storage (the contract above).
+    unsafe { put(kept, Ok(Kept { state: KeptState::default(), out: 0, len: 0 })) }
+}
+
+/// Forgets what `kept` remembers: the next pose writes every bone. Call it after
+/// changing the array's transforms (blending into it in place, say).
+///
+/// # Safety
+/// `kept` is null or points to an `OssaKeptPose`.
+#[no_mangle]
+pub unsafe extern "C" fn ossa_kept_pose_forget(kept: *mut OssaKeptPose) -> OssaStatus {
+    // SAFETY: forwarded contract.
+    match unsafe { get_mut(kept) } {
+        Ok(k) => {
+            k.state = KeptState::default();
+            OssaStatus::Ok
+        }
+        Err(status) => status,
+    }
+}
+
+/// Decodes every bone at the sampler's position into `out[0 .. bone_count]`, the
+/// same values as `ossa_sampler_pose`, writing only what changes with time when
+/// `kept` says `out` already holds this clip's pose: the first call for a clip, or
+/// with another array, writes them all. `out` must keep its contents between calls
+/// (or `ossa_kept_pose_forget` be called). An array not on a 16-byte boundary is
+/// written whole on every call.
+///
+/// # Safety
+/// `sampler` is null or points to an `OssaSampler`; `kept` is null or points to an
+/// `OssaKeptPose`; `out` is null or points to `out_len` writable `OssaTransform`s.
+#[no_mangle]
+pub unsafe extern "C" fn ossa_sampler_kept_pose(
+    sampler: *const OssaSampler,
+    kept: *mut OssaKeptPose,
+    out: *mut OssaTransform,
+    out_len: usize,
+) -> OssaStatus {
+    // SAFETY: forwarded contract.
+    let sampler = match unsafe { get(sampler) } {
+        Ok(s) => &s.sampler,
+        Err(status) => return status,
+    };
+    // SAFETY: forwarded contract.
+    let kept = match unsafe { get_mut(kept) } {
+        Ok(k) => k,
+        Err(status) => return status,
+    };
+    if out.is_null() {
+        return OssaStatus::NullPointer;
+    }
+    let bones = sampler.clip().bone_count() as usize;
+    if out_len < bones {
+        return OssaStatus::OutputTooSmall;
+    }
+    // The remembered state is true only of the array it was taken with.
+    if (kept.out, kept.len) != (out.addr(), out_len) {
+        kept.state = KeptState::default();
+    }
+    // SAFETY: `out` is not null and points to `out_len` writable transforms.
+    let Some(direct) = (unsafe { output::as_transforms(out, out_len) }) else {
+        kept.state = KeptState::default();
+        // SAFETY: as above; `bones` ≤ `out_len`.
+        return pose_through_buffer(sampler, unsafe { core::slice::from_raw_parts_mut(out, bones) });
+    };
+    let mut pose = KeptPose::from_parts(direct, kept.state);
+    let status = match sampler.decompress_kept_pose(&mut pose) {
+        Ok(()) => OssaStatus::Ok,
+        Err(e) => e.into(),
+    };
+    let (_, state) = pose.into_parts();
+    *kept = Kept { state, out: out.addr(), len: out_len };
+    status
+}
