@@ -39,12 +39,18 @@ pub fn read_file_checked(
     default_name: &str,
     check: impl FnOnce(Declared) -> Result<(), String>,
 ) -> Result<AclFile, ImportError> {
-    let mut r = ClipReader::new(text, false);
-    let is_list = r.scan(text).map(|s| s.get("track_list").is_some()).unwrap_or(false);
-    if is_list {
-        read_track_list(text, default_name).map(AclFile::TrackList)
-    } else {
-        read_clip_checked(text, default_name, check).map(AclFile::Clip)
+    // The kind comes from a clip reader's first pass, which skims the samples: a clip
+    // goes on from there (its second pass checks every sample); a track list is read
+    // by its own reader.
+    let mut r = ClipReader::new(text, true);
+    match r.scan(text) {
+        Ok(sections) if sections.get("track_list").is_some() => {
+            read_track_list(text, default_name).map(AclFile::TrackList)
+        }
+        scanned => {
+            let read = scanned.and_then(|sections| read_scanned(&mut r, sections, default_name, check));
+            read.map_err(|e| r.syntax_first(e)).map(AclFile::Clip)
+        }
     }
 }
 
@@ -233,7 +239,16 @@ fn read_sections(
     check: impl FnOnce(Declared) -> Result<(), String>,
 ) -> Result<RawClip, ImportError> {
     let sections = r.scan(text)?;
+    read_scanned(r, sections, default_name, check)
+}
 
+/// The second pass, over the `sections` the first found.
+fn read_scanned(
+    r: &mut ClipReader,
+    sections: Sections,
+    default_name: &str,
+    check: impl FnOnce(Declared) -> Result<(), String>,
+) -> Result<RawClip, ImportError> {
     r.version(&sections)?;
     if let Some(list) = sections.get("track_list") {
         return Err(r.fail(
