@@ -20,17 +20,20 @@
 //! time proportional to the metadata; after it, sampling cannot panic or read out of
 //! bounds whatever the bytes were.
 //!
-//! Module map: [`format`] is the binary layout shared with the encoder;
-//! [`quantization`] and [`interpolation`] give the encoder the decoder's arithmetic one
-//! value at a time (the `decode` functions run on the scalar backend), so that it
-//! measures exactly what the decoder produces; `clip` validates; `track_lists`
-//! reads the bone bit sets; `sampler` seeks and is the public entry; `pose` decodes a
-//! whole pose list by list, `bone` one bone by rank; `decode` is the per-value
-//! arithmetic, written once over the per-target vectors of `simd`;
-//! `metadata` reads the optional tool-only section; `database` validates a streaming
-//! database's index and binds its clips, `residency` holds which of its chunks are in
-//! memory, and [`Sampler::seek_streamed`] samples with them (format-spec/database.md);
-//! `shared_pose` holds the default values a database's clips share.
+//! Module map, one folder per stage, each using only the ones listed before it:
+//! - `simd`: the per-target vectors every backend implements ([`Sampler::backend`]);
+//! - [`format`]: the binary layout shared with the encoder, and the validated views of
+//!   a buffer ([`Clip`], its track bit sets, metadata, a database's shared pose);
+//! - `stream`: a streaming database's index ([`Database`]) and which of its chunks
+//!   are in memory ([`Residency`]);
+//! - `seek`: from a time to the two key frames a pose blends and where their samples
+//!   are (in the clip, or in a resident chunk of a database tier);
+//! - `unpack`: stored bits and integers to numbers ([`quantization`] gives the encoder
+//!   the same arithmetic one value at a time, on the scalar backend);
+//! - `pose`: finishing values (rotations, interpolation: [`interpolation`]) and
+//!   writing them — a whole pose, a [`KeptPose`], one bone, a [`Subset`];
+//! - `sampler`: the public entry, [`Sampler`]; `root_motion` on top of it;
+//! - `scalar`: scalar track lists ([`ScalarClip`], [`ScalarSampler`]).
 #![no_std]
 // `unsafe` only in the SIMD backends (`simd/sse2.rs`, `simd/neon.rs`), which allow it
 // for their intrinsics, each block with a `SAFETY:` argument.
@@ -53,47 +56,37 @@
     )
 )]
 
-mod additive;
-mod bone;
-mod bytes;
-mod clip;
-mod database;
-mod decode;
 mod error;
 pub mod format;
-pub mod interpolation;
-mod kept_pose;
-mod layout;
-mod metadata;
 mod pose;
-pub mod quantization;
-mod residency;
 mod root_motion;
 mod sampler;
 mod scalar;
-mod scalar_metadata;
-mod shared_pose;
+mod seek;
 mod simd;
-mod subset;
-mod track_lists;
+mod stream;
 mod transform;
+mod unpack;
 
-pub use additive::Additive;
-pub use clip::Clip;
-pub use database::{chunk_checksum, Binding, Chunk, Database, DatabaseClip, Tier, TierFrames};
 pub use error::{Error, Mismatch, Section};
+pub use format::additive::Additive;
+pub use format::clip::Clip;
+pub use format::layout::Layout;
+pub use format::metadata::{BoneInfo, BoneIter, Metadata, RootPlacement};
+pub use format::shared_pose::SharedPose;
 pub use glam;
-pub use kept_pose::{KeptPose, KeptState};
-pub use layout::Layout;
-pub use metadata::{BoneInfo, BoneIter, Metadata, RootPlacement};
-pub use residency::{Residency, Slot};
+pub use pose::interpolation;
+pub use pose::kept::{KeptPose, KeptState};
+pub use pose::subset::Subset;
 pub use root_motion::Displacement;
-pub use sampler::{Rounding, Sampler};
+pub use sampler::Sampler;
+pub use scalar::metadata::{ScalarMetadata, TrackInfo, TrackIter};
 pub use scalar::{ScalarClip, ScalarSampler, ScalarType};
-pub use scalar_metadata::{ScalarMetadata, TrackInfo, TrackIter};
-pub use shared_pose::SharedPose;
-pub use subset::Subset;
+pub use seek::Rounding;
+pub use stream::database::{chunk_checksum, Binding, Chunk, Database, DatabaseClip, Tier, TierFrames};
+pub use stream::residency::{Residency, Slot};
 pub use transform::Transform;
+pub use unpack::quantization;
 
 /// Reads bits from a sample stream; exposed for the encoder's own bit writer tests.
-pub use bytes::read_bits;
+pub use format::bytes::read_bits;

@@ -16,23 +16,24 @@
 
 use glam::{Quat, Vec3};
 
-use crate::bone;
-use crate::clip::Clip;
-use crate::decode::{finish_rotation, lerp};
+use crate::format::clip::Clip;
+use crate::pose::bone;
+use crate::pose::finish::{finish_rotation, lerp};
 use zerocopy::little_endian::F32;
 use zerocopy::FromBytes;
 
-use crate::bytes::u32_at;
-use crate::database::Binding;
 use crate::error::Error;
+use crate::format::bytes::u32_at;
 use crate::format::{
     root_chain_len, RootEnd, RootInPlace, RootMotionBlock, FLAG_ROOT_MOTION, HEADER_SIZE, MAX_ROOT_CHAIN,
     ROOT_END_STORED, ROOT_IN_PLACE,
 };
-use crate::residency::{Residency, Slot};
-use crate::sampler::{Position, Sampler};
+use crate::sampler::Sampler;
+use crate::seek::Position;
 use crate::simd::scalar::F32x4;
 use crate::simd::{Lanes, Native};
+use crate::stream::database::Binding;
+use crate::stream::residency::{Residency, Slot};
 use crate::transform::Transform;
 
 /// A rigid motion: rotate by `rotation`, then translate by `translation`

@@ -1,14 +1,28 @@
-//! The binary layout of an `.ossa` buffer: header, constants and limits.
+//! The binary layout of an `.ossa` buffer: header, constants and limits, and (in
+//! the crate-private modules) its validation: the views that check a buffer once so
+//! that nothing after them re-checks it.
 //!
-//! This module is the only thing the encoder and the decoder share (besides the
-//! dequantisation arithmetic in [`crate::quantization`]), in the spirit of ACL's
-//! strict compression/decompression split. `format-spec/` is the normative text; the
-//! constants here mirror it one for one.
+//! This module's public part is the only thing the encoder and the decoder share
+//! (besides the dequantisation arithmetic in [`crate::quantization`]), in the spirit of
+//! ACL's strict compression/decompression split. `format-spec/` is the normative text;
+//! the constants here mirror it one for one.
+//!
+//! Inside: `bytes` reads little-endian values and bits; `clip` validates a transform
+//! clip into its [`crate::Clip`] view; `track_lists` reads the bone bit sets;
+//! `metadata` the optional tool-only section; `shared_pose` a database's default
+//! values; `additive` the blend modes; `layout` how many bytes each part takes.
 
 use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+pub(crate) mod additive;
+pub(crate) mod bytes;
+pub(crate) mod clip;
 pub mod database;
+pub(crate) mod layout;
+pub(crate) mod metadata;
+pub(crate) mod shared_pose;
+pub(crate) mod track_lists;
 
 /// The four bytes every `.ossa` buffer starts with.
 pub const MAGIC: [u8; 4] = *b"OSSA";

@@ -10,7 +10,7 @@
 //! add, subtract, multiply, divide, square root, never fused, never approximated
 //! (`rcpps`/`rsqrtps` differ between targets), and horizontal sums in one fixed order.
 //! So the decoded bits are identical whichever backend runs. The decoding arithmetic
-//! is written once, generic over [`Lanes`], in [`crate::decode`]; the scalar backend
+//! is written once, generic over [`Lanes`], in `unpack` and `pose`; the scalar backend
 //! is compiled on every target so tests can run it beside the native one. `unsafe` is
 //! allowed in the backend modules only, for the intrinsics.
 

@@ -7,7 +7,7 @@
 //! the bone index. Iterating a bit set visits only the bones in it, a 64-bit word at a
 //! time, so a pose costs in proportion to the stored sub-tracks, not to every bone.
 
-use crate::bytes::u16_at;
+use crate::format::bytes::u16_at;
 use crate::format::{self, TrackList, BITSET_COUNT, RANK_BLOCK_BITS};
 
 /// A view over the track-description section of a validated clip.

@@ -4,20 +4,15 @@
 //! cost follows the stored sub-tracks, not the bone count, and no per-sub-track
 //! decision is made at run time that the list already decides.
 
-use crate::additive::Additive;
-use crate::clip::Clip;
-use crate::decode::{finish_rotations, floats, integers, key_value, lerp, Grid, Rate, SegmentRange};
+use crate::format::additive::Additive;
+use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
-use crate::sampler::Key;
+use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
+use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-
-/// List indices as const parameters (`TrackList as usize`, read back with
-/// [`TrackList::from_index`]).
-pub(crate) const ROTATION3: usize = TrackList::Rotation3 as usize;
-pub(crate) const ROTATION4: usize = TrackList::Rotation4 as usize;
-pub(crate) const TRANSLATION: usize = TrackList::Translation as usize;
-pub(crate) const SCALE: usize = TrackList::Scale as usize;
+use crate::unpack::values::{floats, integers, key_value, Grid, Rate, SegmentRange};
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
 /// `bone_count` long; a shorter slice is filled as far as it goes): the parts that do
@@ -53,7 +48,7 @@ pub(crate) fn statics<V: Lanes>(clip: &Clip<'_>, out: &mut [Transform]) {
         // Default values from the database's shared pose (one per bone, validated):
         // a copy, where a stored constant would be decoded.
         for (t, values) in out.iter_mut().zip(clip.defaults) {
-            *t = crate::shared_pose::transform_of(values);
+            *t = crate::format::shared_pose::transform_of(values);
         }
     }
     constants::<V, ROTATION3, 3>(clip, out);
@@ -225,7 +220,7 @@ fn constants_at_start<V: Lanes, const L: usize, const C: usize>(
 #[inline(always)]
 fn single_rotation<V: Lanes, const C: usize>(value: V, bones: &mut impl Iterator<Item = usize>, out: &mut [Transform]) {
     if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
-        t.rotation = crate::bone::rotation::<V, C>(value, value, 0.0).to_quat();
+        t.rotation = finish_rotation(C == 3, value, value, 0.0).to_quat();
     }
 }
 
@@ -416,14 +411,4 @@ impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListRea
 #[inline(never)]
 fn range_integers_at_end<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> (V, V) {
     (integers::<V, C>(bytes, at), integers::<V, C>(bytes, at.wrapping_add(C << 1)))
-}
-
-/// Stores a decoded value in the part of `t` list `L` names.
-#[inline(always)]
-pub(crate) fn write<V: Lanes, const L: usize>(value: V, t: &mut Transform) {
-    match TrackList::from_index(L) {
-        TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
-        TrackList::Translation => t.translation = value.to_vec3(),
-        TrackList::Scale => t.scale = value.to_vec3(),
-    }
 }

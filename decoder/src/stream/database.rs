@@ -9,17 +9,17 @@
 
 use zerocopy::FromBytes;
 
-use crate::bytes::u16_at;
-use crate::clip::Clip;
 use crate::error::{Error, Mismatch, Section};
+use crate::format::bytes::u16_at;
+use crate::format::clip::Clip;
 use crate::format::database::{
     ChunkEntry, ClipEntry, DatabaseHeader, PoseEntry, TierSegment, CHUNK_ENTRY_SIZE, CLIP_ENTRY_SIZE,
     DATABASE_HEADER_SIZE, DATABASE_KNOWN_FLAGS, DATABASE_LOW_STRIPPED, DATABASE_MAGIC, DATABASE_VERSION_MAJOR,
     DATABASE_VERSION_MINOR, MAX_CHUNK_SHIFT, MIN_CHUNK_SHIFT, POSE_BONE_SIZE, POSE_ENTRY_SIZE, TIER_COUNT, TIER_LOW,
     TIER_MEDIUM, TIER_SEGMENT_SIZE,
 };
+use crate::format::shared_pose::SharedPose;
 use crate::format::{self, ALIGNMENT, BIT_READ_SLACK};
-use crate::shared_pose::SharedPose;
 
 /// A quality tier of a database: the key frames of medium importance (resident for
 /// medium and highest fidelity) or of low importance (highest fidelity).
@@ -133,7 +133,7 @@ impl<'d> Database<'d> {
         let database = Database { index, header };
         let table = |offset: u32, count: u64, entry: usize| -> Result<&'d [u8], Error> {
             let len = count.saturating_mul(entry as u64);
-            crate::bytes::aligned_section(index, offset, len, Section::DatabaseIndex)
+            crate::format::bytes::aligned_section(index, offset, len, Section::DatabaseIndex)
         };
         let clips = table(header.clips_offset.get(), u64::from(header.clip_count.get()), CLIP_ENTRY_SIZE)?;
         let chunk_total = u64::from(counts[0]).saturating_add(u64::from(counts[1]));
@@ -150,8 +150,12 @@ impl<'d> Database<'d> {
             let bad = Error::BadValue(Section::DatabasePose(i as u32));
             let entry = PoseEntry::read_from_bytes(raw).map_err(|_| bad)?;
             let len = u64::from(entry.bone_count.get()).saturating_mul(POSE_BONE_SIZE as u64);
-            let values =
-                crate::bytes::aligned_section(index, entry.values_offset.get(), len, Section::DatabasePose(i as u32))?;
+            let values = crate::format::bytes::aligned_section(
+                index,
+                entry.values_offset.get(),
+                len,
+                Section::DatabasePose(i as u32),
+            )?;
             if entry.reserved != [zerocopy::little_endian::U32::ZERO; 2] {
                 return Err(Error::NonZeroReserved(Section::DatabasePose(i as u32)));
             }

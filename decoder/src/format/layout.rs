@@ -2,7 +2,7 @@
 //! (`ossa info`, `ossa stats`) and for the encoder's own size decisions. Computed from
 //! a validated [`Clip`]'s counts and segment table, in time linear in the segments.
 
-use crate::clip::Clip;
+use crate::format::clip::Clip;
 use crate::format::{self, RootMotionBlock, FLAG_ROOT_MOTION, HEADER_SIZE, SEGMENT_ENTRY_SIZE};
 use zerocopy::FromBytes;
 

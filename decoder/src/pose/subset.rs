@@ -12,13 +12,13 @@
 //!   sub-track its index among the animated ones (so no bit set is tested and no rank
 //!   counted per frame). A frame then decodes only the animated sub-tracks asked for.
 
-use crate::bone;
-use crate::clip::Clip;
-use crate::decode::lerp;
 use crate::error::Error;
+use crate::format::clip::Clip;
 use crate::format::{bitset_index, TrackList};
-use crate::pose::{write, SCALE, TRANSLATION};
-use crate::sampler::Key;
+use crate::pose::bone;
+use crate::pose::finish::{finish_rotation, lerp};
+use crate::pose::lists::{write, SCALE, TRANSLATION};
+use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 
@@ -134,13 +134,13 @@ impl<const N: usize> Subset<N> {
                 let span4 = (part.span4.0 as usize, part.span4.1 as usize);
                 if part.list == TrackList::Rotation4 {
                     let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, part.list, index, before, span4);
-                    t.rotation = bone::rotation::<V, 4>(v0, v1, alpha).to_quat();
+                    t.rotation = finish_rotation(false, v0, v1, alpha).to_quat();
                     continue;
                 }
                 // The other lists store three components: one decode serves them all.
                 let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, part.list, index, before, span4);
                 match part.list {
-                    TrackList::Rotation3 => t.rotation = bone::rotation::<V, 3>(v0, v1, alpha).to_quat(),
+                    TrackList::Rotation3 => t.rotation = finish_rotation(true, v0, v1, alpha).to_quat(),
                     TrackList::Translation => {
                         write::<V, TRANSLATION>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t)
                     }

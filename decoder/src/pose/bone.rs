@@ -6,14 +6,15 @@
 //!
 //! [`RANK_BLOCK_BITS`]: crate::format::RANK_BLOCK_BITS
 
-use crate::bytes::{u32_at, u64_at_or_zero};
-use crate::clip::Clip;
-use crate::decode::{finish_rotation, floats, integers, key_value, lerp, Grid, Rate, SegmentRange};
+use crate::format::bytes::{u32_at, u64_at_or_zero};
+use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
-use crate::pose::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
-use crate::sampler::Key;
+use crate::pose::finish::{finish_rotation, lerp};
+use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
+use crate::unpack::values::{floats, integers, key_value, Grid, Rate, SegmentRange};
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
 #[inline(always)]
@@ -49,12 +50,6 @@ fn from(bytes: &[u8], at: usize) -> &[u8] {
     bytes.get(at..).unwrap_or(&[])
 }
 
-/// Finishes a single rotation (`C` = 3: `w` rebuilt) to the bits the pose gives.
-#[inline(always)]
-pub(crate) fn rotation<V: Lanes, const C: usize>(q0: V, q1: V, alpha: f32) -> V {
-    finish_rotation(C == 3, q0, q1, alpha)
-}
-
 /// The constant sub-track of `bone` in list `L` (`C` components).
 #[inline(always)]
 fn constant<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usize, t: &mut Transform) {
@@ -62,7 +57,7 @@ fn constant<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, bone: usi
     const { assert!(TrackList::from_index(L).components() as usize == C) };
     let value = constant_value::<V, L, C>(clip, bone);
     if list.kind() == SubTrackKind::Rotation {
-        t.rotation = rotation::<V, C>(value, value, 0.0).to_quat();
+        t.rotation = finish_rotation(C == 3, value, value, 0.0).to_quat();
     } else {
         write::<V, L>(value, t);
     }
@@ -80,7 +75,7 @@ fn animated<V: Lanes, const L: usize, const C: usize>(
     let list = TrackList::from_index(L);
     let (v0, v1) = animated_keys::<V, L, C>(clip, keys, alpha, bone);
     if list.kind() == SubTrackKind::Rotation {
-        t.rotation = rotation::<V, C>(v0, v1, alpha).to_quat();
+        t.rotation = finish_rotation(C == 3, v0, v1, alpha).to_quat();
     } else {
         write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
     }

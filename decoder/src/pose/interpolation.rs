@@ -1,11 +1,11 @@
 //! Rotation normalisation and interpolation as the decoder does them, for the
 //! encoder (which measures its error on the decoder's exact values): the decoder's
-//! own lane-wise arithmetic (`decode::finish_rotations`, `decode::lerp`)
+//! own lane-wise arithmetic (`pose::finish`)
 //! on the portable scalar backend, not a second implementation.
 
 use glam::Quat;
 
-use crate::decode::{finish_rotations, lerp};
+use crate::pose::finish::{finish_rotations, lerp};
 use crate::simd::scalar::F32x4;
 use crate::simd::Lanes;
 
@@ -42,11 +42,4 @@ pub fn interpolate_vector(v0: [f32; 4], v1: [f32; 4], alpha: f32) -> [f32; 4] {
     lerp(to(v0), to(v1), alpha).to_array()
 }
 
-/// The weight of a position between two stored key frames `span` frames apart, the
-/// position `offset` frames past the first plus `fraction` of a frame (decoding.md,
-/// Key frames left out): `(offset + fraction) / span`, the integers converted to
-/// `f32` first.
-#[inline]
-pub fn weight_between(offset: u32, span: u32, fraction: f32) -> f32 {
-    (offset as f32 + fraction) / span as f32
-}
+pub use crate::seek::keys::weight_between;

@@ -6,8 +6,8 @@
 //! needed to sample poses, so it can be stripped (`ossa compress --strip-metadata`)
 //! and is not counted as compressed size.
 
-use crate::bytes::{f32_at, str_at, u16_at, u32_at};
 use crate::error::Error;
+use crate::format::bytes::{f32_at, str_at, u16_at, u32_at};
 use crate::format::{
     METADATA_JOINT_ORDER, METADATA_RECORD_HEADER, METADATA_ROOT_PLACEMENTS, MINOR_METADATA_RECORDS, ROOT_PLACEMENT_SIZE,
 };

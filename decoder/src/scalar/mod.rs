@@ -6,21 +6,23 @@
 //! [`ScalarClip`] validates once, like [`crate::Clip`]; [`ScalarSampler`] seeks like
 //! [`crate::Sampler`] and decodes every track, walking them in order (bit offsets summed
 //! as it goes). The values are decoded one component at a time with the encoder's
-//! own arithmetic ([`crate::quantization`]), which is the decoder's on the portable
+//! own arithmetic ([`crate::unpack::quantization`]), which is the decoder's on the portable
 //! backend: a list holds few tracks, and every target gives the same bits.
+
+pub(crate) mod metadata;
 
 use zerocopy::FromBytes;
 
-use crate::bytes::{aligned_section, f32_at, read_bits, u32_at};
-use crate::clip::{read_header, validate_segments, SegmentShape};
 use crate::error::{Error, Section};
+use crate::format::bytes::{aligned_section, f32_at, read_bits, u32_at};
+use crate::format::clip::{read_header, validate_segments, SegmentShape};
 use crate::format::{
     self, ClipHeader, Looping, ScalarDescription, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, KIND_SCALAR_TRACKS, MAX_BONES,
     MAX_SAMPLES, MAX_SEGMENT_LEN, MINOR_METADATA_RECORDS, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
 };
-use crate::quantization::decode_components;
-use crate::sampler::{Key, Position};
-use crate::scalar_metadata::ScalarMetadata;
+use crate::seek::{Key, Position};
+use crate::unpack::quantization::decode_components;
+use metadata::ScalarMetadata;
 
 /// The kind of values a scalar track list holds (ACL's track types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

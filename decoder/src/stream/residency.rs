@@ -12,9 +12,9 @@
 //! the engine's frame structure provides the second. `format-spec/database.md`,
 //! Streaming, states the same contract for other languages.
 
-use crate::database::{Database, Tier};
 use crate::error::Error;
 use crate::format::database::{TIER_COUNT, TIER_MEDIUM};
+use crate::stream::database::{Database, Tier};
 
 /// One chunk's slot: its bytes when resident.
 pub type Slot<'c> = Option<&'c [u8]>;

@@ -6,18 +6,18 @@
 
 use zerocopy::FromBytes;
 
-use crate::additive::Additive;
-use crate::bytes::{aligned_section, f32_at, u32_at};
 use crate::error::{Error, Section};
+use crate::format::additive::Additive;
+use crate::format::bytes::{aligned_section, f32_at, u32_at};
 use crate::format::database::PoseBone;
+use crate::format::metadata::Metadata;
+use crate::format::shared_pose::SharedPose;
+use crate::format::track_lists::{popcount, TrackLists};
 use crate::format::{
     self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ALIGNMENT, BITSET_COUNT,
     BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, GRID_SIZE, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES,
     MAX_SAMPLES, MAX_SEGMENT_LEN, QUANTIZED_MAX, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
 };
-use crate::metadata::Metadata;
-use crate::shared_pose::SharedPose;
-use crate::track_lists::{popcount, TrackLists};
 use crate::transform::Transform;
 
 /// A validated compressed clip borrowing the caller's bytes. Cheap to copy.
@@ -184,13 +184,13 @@ impl<'a> Clip<'a> {
     #[inline(always)]
     pub(crate) fn default_transform(&self, bone: usize) -> Transform {
         if self.defaults.is_empty() {
-            if self.additive() == crate::additive::Additive::Additive1 {
+            if self.additive() == crate::format::additive::Additive::Additive1 {
                 Transform { scale: glam::Vec3::ZERO, ..Transform::IDENTITY }
             } else {
                 Transform::IDENTITY
             }
         } else {
-            self.defaults.get(bone).map_or(Transform::IDENTITY, crate::shared_pose::transform_of)
+            self.defaults.get(bone).map_or(Transform::IDENTITY, crate::format::shared_pose::transform_of)
         }
     }
 

@@ -8,7 +8,7 @@
 //! filled it: the first call for a clip writes the whole pose, later calls write the
 //! animated sub-tracks alone, and the cost of a pose follows its animated part.
 
-use crate::clip::Clip;
+use crate::format::clip::Clip;
 use crate::transform::Transform;
 
 /// What a kept pose's static parts were written from: the clip's bytes (where they

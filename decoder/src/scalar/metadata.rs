@@ -5,8 +5,8 @@
 //! Like a transform clip's metadata it is not needed to sample; tools use it to write
 //! the list back as it came in (`ossa decompress`).
 
-use crate::bytes::{f32_at, str_at, u16_at, u32_at};
 use crate::error::Error;
+use crate::format::bytes::{f32_at, str_at, u16_at, u32_at};
 use crate::format::{MAX_BONES, NO_OUTPUT};
 
 /// Size of one track record before its name: output index, precision, name length.

@@ -6,9 +6,9 @@
 //! (the crate's `decode` module) on the portable scalar backend, one value per lane, so a
 //! change to the format's arithmetic changes both sides at once.
 
-use crate::decode::{dequantize, flat, rebuild_w, SegmentRange, MAXIMA};
 use crate::simd::scalar::F32x4;
 use crate::simd::Lanes;
+use crate::unpack::values::{dequantize, flat, rebuild_w, SegmentRange, MAXIMA};
 
 /// Lane 0 of `v`.
 #[inline(always)]
@@ -76,10 +76,10 @@ pub fn decode_components(
 
 /// The value of a 16-bit quantised integer `q` (a 3.0 constant or clip-range
 /// component) on a grid of `step` and `base`: `q · step + base`, as the decoder's
-/// lanes compute it (the `decode::Grid` arithmetic, one value per lane).
+/// lanes compute it (the `unpack::values::Grid` arithmetic, one value per lane).
 #[inline]
 pub fn dequantize16(q: u16, step: f32, base: f32) -> f32 {
-    let grid = crate::decode::Grid { step: F32x4::splat(step), base: F32x4::splat(base) };
+    let grid = crate::unpack::values::Grid { step: F32x4::splat(step), base: F32x4::splat(base) };
     first(grid.apply(F32x4::from_halves(u64::from(q))))
 }
 

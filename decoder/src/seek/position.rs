@@ -1,0 +1,102 @@
+//! Where a time falls among a clip's samples (`format-spec/decoding.md`, Seeking): the
+//! two samples around it and the weight between them, after clamping, wrapping,
+//! snapping times within a few ulps of a sample, and the caller's rounding.
+
+use crate::format::clip::Clip;
+use crate::format::Looping;
+
+/// Relative distance (4 ulps of 1.0) within which a position snaps to a sample.
+const SNAP_ULPS: f32 = 4.0 * f32::EPSILON;
+
+/// How `seek` treats a time that falls between two samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// Interpolate between the two samples.
+    #[default]
+    None,
+    /// Use the earlier sample.
+    Floor,
+    /// Use the later sample.
+    Ceil,
+    /// Use the nearer sample (the later one at exactly half way).
+    Nearest,
+}
+
+/// Where a time falls among the stored samples (decoding.md, Seeking): the two keys
+/// and the fraction of the way from the first to the second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Position {
+    pub k0: u32,
+    pub k1: u32,
+    pub fraction: f32,
+    /// The time is a wrapping clip's duration (or past it), which decodes the first
+    /// sample as the source's repeated last one.
+    pub loop_end: bool,
+}
+
+impl Position {
+    /// The position of `time` seconds in `clip`, clamped to `[0, duration]`.
+    #[inline(always)]
+    pub fn of(clip: &Clip<'_>, time: f32) -> Position {
+        Position::at(clip.sample_count, clip.sample_rate, clip.looping(), time)
+    }
+
+    /// The position of `time` seconds among `sample_count` stored samples (at least
+    /// one) at `sample_rate`, clamped to `[0, duration]`.
+    #[inline(always)]
+    pub fn at(sample_count: u32, sample_rate: f32, looping: Looping, time: f32) -> Position {
+        let last = sample_count.saturating_sub(1);
+        let wrap = looping == Looping::Wrap;
+        // The last position: the last sample, or one interval past it when wrapping.
+        let end = if wrap { sample_count } else { last };
+        let position = time * sample_rate;
+        // `max`/`min` on f32 map NaN to the other operand; a NaN time lands on 0.
+        let position = position.max(0.0).min(end as f32);
+        // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
+        // residue is a visible fraction of a sample. Times within a few ulps of a sample
+        // are that sample.
+        let nearest = libm::roundf(position);
+        let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
+        let k0 = (position as u32).min(end);
+        let fraction = position - k0 as f32;
+        if k0 < last {
+            Position { k0, k1: k0.wrapping_add(1), fraction: fraction.clamp(0.0, 1.0), loop_end: false }
+        } else if wrap && k0 == last {
+            // The last interval of a wrapping loop: back to the first sample.
+            Position { k0, k1: 0, fraction: fraction.clamp(0.0, 1.0), loop_end: false }
+        } else {
+            // The last sample of a clamped clip, or the end of a wrapping one, which
+            // is its first sample again.
+            let k = if wrap { 0 } else { last };
+            Position { k0: k, k1: k, fraction: 0.0, loop_end: wrap }
+        }
+    }
+}
+
+/// The stored keys and weight `seek` blends for `time` under `rounding`, before
+/// key frames left out are accounted for.
+#[inline(always)]
+pub(crate) fn blend(clip: &Clip<'_>, time: f32, rounding: Rounding) -> (u32, u32, f32) {
+    let Position { k0, k1, fraction, .. } = Position::of(clip, time);
+    let alpha = match rounding {
+        Rounding::None => fraction,
+        Rounding::Floor => 0.0,
+        Rounding::Ceil => {
+            if fraction > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Rounding::Nearest => {
+            if fraction >= 0.5 {
+                1.0
+            } else {
+                0.0
+            }
+        }
+    };
+    // A weight of exactly 1 is the second key alone: decode it as the first.
+    let (k0, alpha) = if alpha >= 1.0 { (k1, 0.0) } else { (k0, alpha) };
+    (k0, k1, alpha)
+}
