@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
     OssaTransform *kept_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
     OssaKeptPose kept;
     if (ossa_kept_pose_init(&kept) != OSSA_STATUS_OK) return 1;
-    /* The values of a transform, without its unspecified padding. */
+    /* The values of a transform, without its padding (zero, but not part of the value). */
     const size_t value_bytes = offsetof(OssaTransform, reserved);
     for (int k = 0; k <= steps; k++) {
         float time = duration * (float)k / (float)steps;

@@ -108,7 +108,8 @@ typedef struct OssaSampler {
 // One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
 // translation`. 48 bytes, the layout of the decoder's own transforms: an array that
 // starts on a 16-byte boundary (as `malloc`'s do on 64-bit targets) is decoded into
-// in place, any other through a copy.
+// in place, any other through a copy. The last 8 bytes are padding, zero after every
+// decode.
 typedef struct OssaTransform {
   // Unit quaternion `x, y, z, w`.
   float rotation[4];
@@ -116,8 +117,7 @@ typedef struct OssaTransform {
   float translation[3];
   // Per-axis scale `x, y, z`.
   float scale[3];
-  // Padding to 48 bytes; its value is unspecified (decoding may leave anything
-  // there).
+  // Padding to 48 bytes: zero after every decode.
   float reserved[2];
 } OssaTransform;
 

@@ -107,12 +107,20 @@ pub unsafe extern "C" fn ossa_sampler_kept_pose(
         // SAFETY: as above; `bones` ≤ `out_len`.
         return pose_through_buffer(sampler, unsafe { core::slice::from_raw_parts_mut(out, bones) });
     };
-    let mut pose = KeptPose::from_parts(direct, kept.state);
+    let before = kept.state;
+    let mut pose = KeptPose::from_parts(direct, before);
     let status = match sampler.decompress_kept_pose(&mut pose) {
         Ok(()) => OssaStatus::Ok,
         Err(e) => e.into(),
     };
     let (_, state) = pose.into_parts();
+    if state != before {
+        // Whole transforms were written (the static parts): their padding is the
+        // reserved field, zeroed again. Later calls write fields only.
+        // SAFETY: `out` points to `out_len` ≥ `bones` writable transforms, and the
+        // slice over them is no longer used.
+        unsafe { output::clear_reserved(out, bones) };
+    }
     *kept = Kept { state, out: out.addr(), len: out_len };
     status
 }

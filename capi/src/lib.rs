@@ -58,7 +58,8 @@ opaque::opaque!(OssaSampler, Inner, 0x6f73_7361_5f73_6d70, OssaStatus::NotInitia
 /// One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
 /// translation`. 48 bytes, the layout of the decoder's own transforms: an array that
 /// starts on a 16-byte boundary (as `malloc`'s do on 64-bit targets) is decoded into
-/// in place, any other through a copy.
+/// in place, any other through a copy. The last 8 bytes are padding, zero after every
+/// decode.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OssaTransform {
@@ -68,8 +69,7 @@ pub struct OssaTransform {
     pub translation: [f32; 3],
     /// Per-axis scale `x, y, z`.
     pub scale: [f32; 3],
-    /// Padding to 48 bytes; its value is unspecified (decoding may leave anything
-    /// there).
+    /// Padding to 48 bytes: zero after every decode.
     pub reserved: [f32; 2],
 }
 
@@ -379,10 +379,13 @@ pub unsafe extern "C" fn ossa_sampler_pose(
     }
     // SAFETY: `out` is not null and points to `out_len` ≥ `bones` writable transforms.
     if let Some(direct) = unsafe { output::as_transforms(out, bones) } {
-        return match sampler.decompress_pose(direct) {
+        let status = match sampler.decompress_pose(direct) {
             Ok(()) => OssaStatus::Ok,
             Err(e) => e.into(),
         };
+        // SAFETY: as above; `direct` is no longer used.
+        unsafe { output::clear_reserved(out, bones) };
+        return status;
     }
     // SAFETY: as above.
     let out = unsafe { core::slice::from_raw_parts_mut(out, bones) };
