@@ -9,15 +9,14 @@
 
 use crate::error::Error;
 use crate::format::clip::Clip;
-use crate::pose::bone;
+use crate::pose::jobs::{At, KeptPart, ListedBones, OneBone, PlannedBones, WholePose};
 use crate::pose::kept::KeptPose;
 use crate::pose::subset::{self, Subset};
-use crate::pose::whole::{animated_part, pose, statics};
 use crate::seek::keys::{kept_keys, locate, Key};
 use crate::seek::position::blend;
 use crate::seek::streamed::from_tiers;
 use crate::seek::Rounding;
-use crate::simd::{self, Native};
+use crate::simd::{self, Backend};
 use crate::stream::database::Binding;
 use crate::stream::residency::{Residency, Slot};
 use crate::transform::Transform;
@@ -37,19 +36,21 @@ pub struct Sampler<'a> {
     clip: Clip<'a>,
     keys: [Key<'a>; 2],
     alpha: f32,
+    /// The backend every decode runs on, chosen when the sampler is made.
+    backend: Backend,
 }
 
 impl<'a> Sampler<'a> {
     /// A sampler positioned at time 0.
     pub fn new(clip: Clip<'a>) -> Self {
-        let mut sampler = Sampler { clip, keys: [Key::default(); 2], alpha: 0.0 };
+        let mut sampler = Sampler::unplaced(clip);
         sampler.seek(0.0, Rounding::None);
         sampler
     }
 
     /// A sampler not yet pointed at any key (for [`Sampler::place`]).
     pub(crate) fn unplaced(clip: Clip<'a>) -> Self {
-        Sampler { clip, keys: [Key::default(); 2], alpha: 0.0 }
+        Sampler { clip, keys: [Key::default(); 2], alpha: 0.0, backend: Backend::detect() }
     }
 
     /// The two keys being interpolated.
@@ -67,10 +68,31 @@ impl<'a> Sampler<'a> {
         self.alpha
     }
 
-    /// The SIMD backend decoding on this build: `"sse2"`, `"avx2"`, `"neon"` or
-    /// `"scalar"`. All produce the same bits.
+    /// The SIMD backend samplers decode with on this machine: `"avx2"` on an x86_64
+    /// CPU that has it (chosen at run time), `"sse2"` on other x86_64 CPUs, `"neon"`
+    /// on aarch64, `"scalar"` elsewhere. All produce the same bits.
     pub fn backend() -> &'static str {
-        simd::BACKEND
+        Backend::detect().name()
+    }
+
+    /// Makes this sampler decode on backend `name` (`"scalar"`, `"sse2"`, `"avx2"`,
+    /// `"neon"`), for tests that compare backends on one machine; `false`, changing
+    /// nothing, when this CPU does not run it.
+    #[doc(hidden)]
+    pub fn use_backend(&mut self, name: &str) -> bool {
+        match Backend::named(name) {
+            Some(backend) => {
+                self.backend = backend;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Where the sampler stands, for a decode.
+    #[inline(always)]
+    fn at(&self) -> At<'_, 'a> {
+        At { clip: &self.clip, keys: &self.keys, alpha: self.alpha }
     }
 
     /// Moves to `time` seconds. Times outside `[0, duration]` are clamped (NaN reads
@@ -205,14 +227,11 @@ impl<'a> Sampler<'a> {
         Ok(())
     }
 
-    /// The kept pose on this target's backend: the static parts when `filled` is
+    /// The kept pose on the sampler's backend: the static parts when `filled` is
     /// false, then the animated ones.
     #[inline(never)]
     fn native_kept(&self, out: &mut [Transform], filled: bool) {
-        if !filled {
-            statics::<Native>(&self.clip, out);
-        }
-        animated_part::<Native>(&self.clip, &self.keys, self.alpha, out);
+        simd::run(self.backend, KeptPart { at: self.at(), out, filled });
     }
 
     /// [`Sampler::decompress_kept_pose`] on the portable scalar backend.
@@ -220,19 +239,16 @@ impl<'a> Sampler<'a> {
     pub fn decompress_kept_pose_scalar(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
         self.check_output_len(pose.len())?;
         let (out, filled) = pose.for_clip(&self.clip);
-        if !filled {
-            statics::<simd::scalar::F32x4>(&self.clip, out);
-        }
-        animated_part::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, out);
+        simd::run(Backend::Portable, KeptPart { at: self.at(), out, filled });
         self.put_in_place(out);
         Ok(())
     }
 
-    /// The whole pose on this target's backend, a function of its own so that the
+    /// The whole pose on the sampler's backend, a function of its own so that the
     /// in-place step after it does not weigh on its register allocation.
     #[inline(never)]
     fn native_pose(&self, out: &mut [Transform]) {
-        pose::<Native>(&self.clip, &self.keys, self.alpha, out);
+        simd::run(self.backend, WholePose { at: self.at(), out });
     }
 
     /// Overwrites the in-place bone's slot, if the clip has one.
@@ -250,7 +266,7 @@ impl<'a> Sampler<'a> {
     #[doc(hidden)]
     pub fn decompress_pose_scalar(&self, out: &mut [Transform]) -> Result<(), Error> {
         self.check_output(out)?;
-        pose::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, out);
+        simd::run(Backend::Portable, WholePose { at: self.at(), out });
         self.put_in_place(out);
         Ok(())
     }
@@ -259,7 +275,7 @@ impl<'a> Sampler<'a> {
     /// a root-motion bone that plays in place).
     pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
-        Ok(self.in_place_or(bone, || bone::bone::<Native>(&self.clip, &self.keys, self.alpha, bone as usize)))
+        Ok(self.in_place_or(bone, || simd::run(self.backend, OneBone { at: self.at(), bone: bone as usize })))
     }
 
     /// The in-place transform when `bone` plays in place, else `decode()`.
@@ -276,7 +292,7 @@ impl<'a> Sampler<'a> {
     /// bones asked for. For the same bones every frame, a [`Subset`] costs less.
     pub fn decompress_bones(&self, bones: &[u32], out: &mut [Transform]) -> Result<(), Error> {
         subset::check(bones, self.clip.bone_count, out)?;
-        subset::decode::<Native>(&self.clip, &self.keys, self.alpha, bones, out);
+        simd::run(self.backend, ListedBones { at: self.at(), bones, out: &mut *out });
         self.put_in_place_listed(bones, out);
         Ok(())
     }
@@ -286,7 +302,7 @@ impl<'a> Sampler<'a> {
     /// when the plan was built. Gives exactly the values a whole pose gives them.
     pub fn decompress_subset<const N: usize>(&self, subset: &Subset<N>, out: &mut [Transform]) -> Result<(), Error> {
         subset.check(&self.clip, out)?;
-        subset.decode::<Native>(&self.clip, &self.keys, self.alpha, out);
+        simd::run(self.backend, PlannedBones { at: self.at(), subset, out });
         Ok(())
     }
 
@@ -298,7 +314,7 @@ impl<'a> Sampler<'a> {
         out: &mut [Transform],
     ) -> Result<(), Error> {
         subset.check(&self.clip, out)?;
-        subset.decode::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, out);
+        simd::run(Backend::Portable, PlannedBones { at: self.at(), subset, out });
         Ok(())
     }
 
@@ -318,8 +334,7 @@ impl<'a> Sampler<'a> {
     #[doc(hidden)]
     pub fn decompress_bone_scalar(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
-        Ok(self
-            .in_place_or(bone, || bone::bone::<simd::scalar::F32x4>(&self.clip, &self.keys, self.alpha, bone as usize)))
+        Ok(self.in_place_or(bone, || simd::run(Backend::Portable, OneBone { at: self.at(), bone: bone as usize })))
     }
 
     fn check_output(&self, out: &[Transform]) -> Result<(), Error> {

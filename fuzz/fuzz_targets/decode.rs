@@ -79,6 +79,16 @@ fuzz_target!(|data: &[u8]| {
             for (a, b) in pose.iter().zip(&scalar).take(clip.bone_count() as usize) {
                 assert_eq!(bits(a), bits(b), "native and scalar backends differ");
             }
+            // The base backend too (SSE2 where the CPU also runs AVX2).
+            let mut base = sampler;
+            for name in ["sse2", "neon"] {
+                if base.use_backend(name) {
+                    base.decompress_pose(&mut pose).expect("the fresh pose fitted");
+                    for (a, b) in pose.iter().zip(&scalar).take(clip.bone_count() as usize) {
+                        assert_eq!(bits(a), bits(b), "the base and scalar backends differ");
+                    }
+                }
+            }
             sampler.decompress_kept_pose(&mut kept).expect("the fresh pose fitted");
             for (a, b) in kept.transforms().iter().zip(&scalar).take(clip.bone_count() as usize) {
                 assert_eq!(bits(a), bits(b), "the kept pose differs from the fresh one");

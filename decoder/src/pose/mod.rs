@@ -1,12 +1,14 @@
 //! Poses: finishing decoded values (rotations rebuilt, sign-aligned, interpolated and
 //! normalised: [`finish`]) and writing them where they go — a whole pose list by list
 //! ([`whole`]), a pose kept between calls ([`kept`]), one bone ([`bone`]), a planned
-//! set of bones ([`subset`]). [`lists`] holds what those share; [`interpolation`] gives
+//! set of bones ([`subset`]); [`jobs`] names each as a decode the sampler runs on its
+//! backend. [`lists`] holds what those share; [`interpolation`] gives
 //! the encoder the same arithmetic one value at a time.
 
 pub(crate) mod bone;
 pub(crate) mod finish;
 pub mod interpolation;
+pub(crate) mod jobs;
 pub(crate) mod kept;
 pub(crate) mod lists;
 pub(crate) mod subset;

@@ -2,9 +2,13 @@
 //!
 //! | target | backend |
 //! |---|---|
-//! | x86_64 (SSE2 is part of the base ISA) | [`sse2`]; AVX2 builds (`-C target-cpu=x86-64-v3`) use the same code, which the compiler encodes with VEX instructions |
+//! | x86_64 (SSE2 is part of the base ISA) | [`sse2`]; on a CPU with AVX2, chosen at run time ([`Backend::detect`]), the same code compiled for AVX2 (`avx2`) |
 //! | aarch64 (NEON is part of the base ISA) | `neon` |
 //! | everything else (thumbv7em, riscv, wasm…) | [`scalar`] |
+//!
+//! A sampler picks its [`Backend`] once, when it is made, and every decode runs as a
+//! [`Job`] on it ([`run`]): the code is written once, generic over [`Lanes`], and
+//! compiled once per backend.
 //!
 //! Every backend implements [`Lanes`] with the same IEEE-754 operations lane by lane:
 //! add, subtract, multiply, divide, square root, never fused, never approximated
@@ -16,6 +20,8 @@
 
 use glam::{Quat, Vec3};
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod neon;
 pub(crate) mod scalar;
@@ -32,19 +38,84 @@ pub(crate) type Native = neon::F32x4;
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub(crate) type Native = scalar::F32x4;
 
-/// The name of the backend this build decodes with: `"sse2"`, `"avx2"` (the same
-/// code compiled for AVX2), `"neon"` or `"scalar"`.
-pub const BACKEND: &str = if cfg!(target_arch = "x86_64") {
-    if cfg!(target_feature = "avx2") {
-        "avx2"
-    } else {
-        "sse2"
+/// A backend a sampler decodes with: the same bits on every one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// The portable scalar backend, the reference the others are tested against.
+    Portable,
+    /// The target's base SIMD: SSE2 on x86_64, NEON on aarch64 (the portable backend
+    /// elsewhere).
+    Base,
+    /// x86_64 with AVX2, BMI1, BMI2 and POPCNT: the SSE2 code compiled for them.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Detected),
+}
+
+impl Backend {
+    /// The fastest backend this CPU runs (CPUID is asked once per process).
+    #[inline]
+    pub(crate) fn detect() -> Backend {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(detected) = avx2::detect() {
+            return Backend::Avx2(detected);
+        }
+        Backend::Base
     }
-} else if cfg!(target_arch = "aarch64") {
-    "neon"
-} else {
-    "scalar"
-};
+
+    /// The backend called `name` (`"scalar"`, the base's name, or `"avx2"`), when this
+    /// CPU runs it.
+    pub(crate) fn named(name: &str) -> Option<Backend> {
+        [Backend::Portable, Backend::Base, Backend::detect()].into_iter().find(|b| b.name() == name)
+    }
+
+    /// `"scalar"`, `"sse2"`, `"avx2"` or `"neon"`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "scalar",
+            Backend::Base if cfg!(target_arch = "x86_64") => "sse2",
+            Backend::Base if cfg!(target_arch = "aarch64") => "neon",
+            Backend::Base => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(_) => "avx2",
+        }
+    }
+}
+
+/// A decode, generic over the backend's vectors: [`run`] calls it with the vectors of
+/// the backend chosen.
+pub(crate) trait Job {
+    /// What the decode returns.
+    type Output;
+    /// The decode on the vectors `V`.
+    fn run<V: Lanes>(self) -> Self::Output;
+}
+
+/// Runs `job` on `backend`.
+#[inline(always)]
+pub(crate) fn run<J: Job>(backend: Backend, job: J) -> J::Output {
+    match backend {
+        Backend::Portable => portable(job),
+        Backend::Base => base(job),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2(detected) => avx2::run(detected, job),
+    }
+}
+
+/// `job` on the portable backend, in a function of its own. Each backend's code is
+/// its own function, so that a caller's stack frame holds none of them (only the one
+/// that runs is on the stack: in a debug build, where nothing shares stack slots, a
+/// whole pose's frame is hundreds of kilobytes).
+#[inline(never)]
+fn portable<J: Job>(job: J) -> J::Output {
+    job.run::<scalar::F32x4>()
+}
+
+/// `job` on the target's base SIMD backend, in a function of its own (see
+/// [`portable`]).
+#[inline(never)]
+fn base<J: Job>(job: J) -> J::Output {
+    job.run::<Native>()
+}
 
 /// Asks the memory system to bring the cache line holding `bytes[at]` closer (a hint:
 /// nothing happens when `at` is past the end or the target has no prefetch).

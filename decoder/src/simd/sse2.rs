@@ -1,7 +1,8 @@
-//! The x86_64 backend: SSE2 intrinsics, available on every x86_64 CPU. Built with AVX2
-//! enabled (`-C target-cpu=x86-64-v3`) the same intrinsics are encoded as VEX
-//! instructions; FMA is never used, because a fused multiply-add rounds once where
-//! the other backends round twice.
+//! The x86_64 backend: SSE2 intrinsics, available on every x86_64 CPU. Compiled for
+//! AVX2 (at run time by `avx2.rs`, or for a whole build with `-C
+//! target-cpu=x86-64-v3`) the same intrinsics are encoded as VEX instructions; FMA is
+//! never used, because a fused multiply-add rounds once where the other backends round
+//! twice.
 
 #![allow(unsafe_code)]
 

@@ -1,0 +1,99 @@
+//! The decodes a sampler runs, as [`Job`]s: each names what it decodes, and
+//! `simd::run` runs it on the backend the sampler chose.
+
+use crate::format::clip::Clip;
+use crate::pose::subset::{self, Subset};
+use crate::pose::{bone, whole};
+use crate::seek::Key;
+use crate::simd::{Job, Lanes};
+use crate::transform::Transform;
+
+/// Where a sampler stands: the clip, the two keys and the weight between them.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'r, 'a> {
+    pub clip: &'r Clip<'a>,
+    pub keys: &'r [Key<'a>; 2],
+    pub alpha: f32,
+}
+
+/// Every bone, into `out`.
+pub(crate) struct WholePose<'r, 'a, 'o> {
+    pub at: At<'r, 'a>,
+    pub out: &'o mut [Transform],
+}
+
+impl Job for WholePose<'_, '_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<V: Lanes>(self) {
+        let At { clip, keys, alpha } = self.at;
+        whole::pose::<V>(clip, keys, alpha, self.out);
+    }
+}
+
+/// A kept pose: the static parts when they are not there yet (`filled` false), then
+/// the animated ones.
+pub(crate) struct KeptPart<'r, 'a, 'o> {
+    pub at: At<'r, 'a>,
+    pub out: &'o mut [Transform],
+    pub filled: bool,
+}
+
+impl Job for KeptPart<'_, '_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<V: Lanes>(self) {
+        let At { clip, keys, alpha } = self.at;
+        if !self.filled {
+            whole::statics::<V>(clip, self.out);
+        }
+        whole::animated_part::<V>(clip, keys, alpha, self.out);
+    }
+}
+
+/// One bone.
+pub(crate) struct OneBone<'r, 'a> {
+    pub at: At<'r, 'a>,
+    pub bone: usize,
+}
+
+impl Job for OneBone<'_, '_> {
+    type Output = Transform;
+    #[inline(always)]
+    fn run<V: Lanes>(self) -> Transform {
+        let At { clip, keys, alpha } = self.at;
+        bone::bone::<V>(clip, keys, alpha, self.bone)
+    }
+}
+
+/// The bones of a list, into `out[i]` for `bones[i]`.
+pub(crate) struct ListedBones<'r, 'a, 'o> {
+    pub at: At<'r, 'a>,
+    pub bones: &'o [u32],
+    pub out: &'o mut [Transform],
+}
+
+impl Job for ListedBones<'_, '_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<V: Lanes>(self) {
+        let At { clip, keys, alpha } = self.at;
+        subset::decode::<V>(clip, keys, alpha, self.bones, self.out);
+    }
+}
+
+/// The bones of a planned subset.
+pub(crate) struct PlannedBones<'r, 'a, 'o, const N: usize> {
+    pub at: At<'r, 'a>,
+    pub subset: &'o Subset<N>,
+    pub out: &'o mut [Transform],
+}
+
+impl<const N: usize> Job for PlannedBones<'_, '_, '_, N> {
+    type Output = ();
+    #[inline(always)]
+    fn run<V: Lanes>(self) {
+        let At { clip, keys, alpha } = self.at;
+        self.subset.decode::<V>(clip, keys, alpha, self.out);
+    }
+}
