@@ -2,6 +2,7 @@
 //! sample time and compare every bone with the reference in object space.
 
 use ossa_decoder::{Clip, Sampler, Transform};
+use rayon::prelude::*;
 
 use crate::compress::reference::Reference;
 use crate::compress::values::LocalValues;
@@ -80,6 +81,10 @@ pub fn measure(
 
 /// [`measure`] of a clip already opened (one of a streaming database, given its
 /// shared pose), sampled as `playback` says (with its database's resident tiers).
+///
+/// The samples are measured in parallel, in runs of consecutive samples, each with
+/// its own sampler; the runs' statistics are merged in sample order, so the result
+/// (the worst bone and sample included) is the same whatever the thread count.
 pub fn measure_clip<'b>(
     clip: Clip<'b>,
     reference: &Reference,
@@ -88,12 +93,41 @@ pub fn measure_clip<'b>(
     stripped: &[bool],
     playback: Playback<'_, 'b>,
 ) -> Result<ErrorStats, MeasureError> {
-    measure_visiting(clip, reference, precision, bound_loop_end, stripped, playback, &mut |_, _, _, _| {})
+    let (samples, bones) = (reference.sample_count, reference.bone_count);
+    // Runs long enough that a sampler's set-up and a task's hand-over are small
+    // beside them, and enough of them to keep every worker busy.
+    let run = samples.div_ceil(4 * rayon::current_num_threads()).max(MIN_RUN);
+    // Every error, for the 99th percentile: each run writes its own part of one
+    // buffer, as one pass would have, so the memory is the same.
+    let mut all: Vec<f32> =
+        memory::filled(bones * samples, 0.0, "the error of every sample").map_err(MeasureError::OutOfMemory)?;
+    let runs: Vec<Partial> = all
+        .par_chunks_mut((run * bones).max(1))
+        .enumerate()
+        .map(|(i, errors)| {
+            let samples = i * run..((i + 1) * run).min(samples);
+            let mut pass = Pass::new(clip, reference, precision, bound_loop_end, stripped, &playback);
+            pass.measure(samples, errors, &mut |_, _, _, _| {})?;
+            Ok(pass.partial)
+        })
+        .collect::<Result<_, MeasureError>>()?;
+    // The runs' counted errors moved together, in sample order.
+    let mut merged = Partial::new(clip);
+    for (i, partial) in runs.into_iter().enumerate() {
+        let from = i * run * bones;
+        all.copy_within(from..from + partial.counted, merged.counted);
+        merged.absorb(partial);
+    }
+    Ok(merged.finish(&mut all))
 }
 
+/// Samples measured in one run at the least: a pose of a large skeleton takes a few
+/// microseconds, a sampler's set-up and a task's hand-over about one.
+const MIN_RUN: usize = 8;
+
 /// [`measure_clip`], calling `visit(sample, bone, error, decoded object-space
-/// transform)` for every bone at every source sample (a report's plots and
-/// skeletons).
+/// transform)` for every bone at every source sample, in order (a report's plots
+/// and skeletons): one thread.
 pub fn measure_visiting<'b>(
     clip: Clip<'b>,
     reference: &Reference,
@@ -103,72 +137,166 @@ pub fn measure_visiting<'b>(
     playback: Playback<'_, 'b>,
     visit: &mut dyn FnMut(usize, usize, f64, &Affine),
 ) -> Result<ErrorStats, MeasureError> {
-    let bones = reference.bone_count;
-    let mut sampler = Sampler::new(clip);
-    let mut pose = vec![Transform::IDENTITY; bones];
-    let in_place = clip.root_motion_bone().filter(|_| clip.root_motion_in_place()).map(|b| b as usize);
-    let mut object: Vec<Affine> = vec![Affine::IDENTITY; bones];
-    // The 99th percentile needs every error; `f32` halves their memory and is ample
-    // for a statistic (the maximum and the bound are checked in `f64`).
-    let mut all: Vec<f32> = memory::with_capacity(bones * reference.sample_count, "the error of every sample")
-        .map_err(MeasureError::OutOfMemory)?;
-    let mut within = 0usize;
-    let mut stats = ErrorStats {
-        segment_max: vec![0.0; clip.segment_count() as usize],
-        within_precision: 1.0,
-        ..ErrorStats::default()
-    };
-    for s in 0..reference.sample_count {
-        let time = sample_time(s, clip.sample_rate());
-        playback.seek(&mut sampler, time)?;
-        sampler.decompress_pose(&mut pose)?;
-        // An in-place root shows its first sample; the game moves the character by the
-        // root motion, so what it sees is the root's own (local) track.
-        if let Some(root) = in_place {
-            pose[root] = playback.root_local(&clip, time)?;
+    let mut all: Vec<f32> =
+        memory::filled(reference.bone_count * reference.sample_count, 0.0, "the error of every sample")
+            .map_err(MeasureError::OutOfMemory)?;
+    let mut pass = Pass::new(clip, reference, precision, bound_loop_end, stripped, &playback);
+    pass.measure(0..reference.sample_count, &mut all, visit)?;
+    Ok(pass.partial.finish(&mut all))
+}
+
+/// The statistics of a run of samples, before they are merged.
+struct Partial {
+    stats: ErrorStats,
+    /// How many errors counted in the statistics; they are the first ones of the
+    /// run's part of the buffer of every error.
+    counted: usize,
+    /// How many of them are within the precision.
+    within: usize,
+}
+
+impl Partial {
+    fn new(clip: Clip<'_>) -> Partial {
+        let stats = ErrorStats {
+            segment_max: vec![0.0; clip.segment_count() as usize],
+            within_precision: 1.0,
+            ..ErrorStats::default()
+        };
+        Partial { stats, counted: 0, within: 0 }
+    }
+
+    /// Adds the statistics of the run that follows this one's samples.
+    fn absorb(&mut self, later: Partial) {
+        let (stats, theirs) = (&mut self.stats, later.stats);
+        // The first largest error in sample order stays the worst, as in one pass.
+        if theirs.worst.is_some() && (stats.worst.is_none() || theirs.max_error > stats.max_error) {
+            stats.worst = theirs.worst;
         }
-        // The stored key frame this sample decodes from: itself, except the last
-        // sample of a wrapping loop, which is the first again.
-        let stored = (s as u32) < clip.sample_count();
-        let key = if stored { s as u32 } else { 0 };
-        let segment = (key / u32::from(clip.segment_len())).min(clip.segment_count() - 1) as usize;
-        let counted = stored || bound_loop_end;
-        for b in 0..bones {
-            let t = &pose[b];
-            // What the game sees: the decoded transform, or for an additive clip the
-            // base with it applied.
-            let [tx, ty, tz] = t.translation.to_array();
-            let [sx, sy, sz] = t.scale.to_array();
-            let values = LocalValues { parts: [t.rotation.to_array(), [tx, ty, tz, 0.0], [sx, sy, sz, 0.0]] };
-            let local = reference.affine_of(s, b, &values);
-            object[b] = match reference.parent(b) {
-                Some(p) => object[p].then(&local),
-                None => reference.root_object(b, local),
-            };
-            let e = reference.error(s, b, &object[b]);
-            visit(s, b, e, &object[b]);
-            if !stored {
-                stats.loop_end_error = Some(stats.loop_end_error.unwrap_or(0.0).max(e));
-            }
-            if !counted {
-                continue;
-            }
-            if e > stats.max_error || stats.worst.is_none() {
-                stats.max_error = stats.max_error.max(e);
-                stats.worst = Some((b, s));
-            }
-            if !stripped.get(s).copied().unwrap_or(false) {
-                stats.segment_max[segment] = stats.segment_max[segment].max(e);
-            }
-            within += usize::from(e <= precision);
-            all.push(e as f32);
+        stats.max_error = stats.max_error.max(theirs.max_error);
+        for (mine, their) in stats.segment_max.iter_mut().zip(theirs.segment_max) {
+            *mine = mine.max(their);
+        }
+        stats.loop_end_error = match (stats.loop_end_error, theirs.loop_end_error) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.counted += later.counted;
+        self.within += later.within;
+    }
+
+    /// The statistics, given the buffer whose first [`Partial::counted`] errors are
+    /// the ones counted.
+    fn finish(self, errors: &mut [f32]) -> ErrorStats {
+        let mut stats = self.stats;
+        let all = &mut errors[..self.counted];
+        if !all.is_empty() {
+            stats.within_precision = self.within as f64 / all.len() as f64;
+            let rank = (((all.len() as f64) * 0.99).ceil() as usize).clamp(1, all.len());
+            let (_, p99, _) = all.select_nth_unstable_by(rank - 1, f32::total_cmp);
+            stats.p99_error = f64::from(*p99);
+        }
+        stats
+    }
+}
+
+/// One sampler measuring a run of samples.
+struct Pass<'p, 'b> {
+    clip: Clip<'b>,
+    reference: &'p Reference,
+    precision: f64,
+    bound_loop_end: bool,
+    stripped: &'p [bool],
+    playback: &'p Playback<'p, 'b>,
+    sampler: Sampler<'b>,
+    pose: Vec<Transform>,
+    object: Vec<Affine>,
+    in_place: Option<usize>,
+    partial: Partial,
+}
+
+impl<'p, 'b> Pass<'p, 'b> {
+    fn new(
+        clip: Clip<'b>,
+        reference: &'p Reference,
+        precision: f64,
+        bound_loop_end: bool,
+        stripped: &'p [bool],
+        playback: &'p Playback<'p, 'b>,
+    ) -> Pass<'p, 'b> {
+        let bones = reference.bone_count;
+        Pass {
+            clip,
+            reference,
+            precision,
+            bound_loop_end,
+            stripped,
+            playback,
+            sampler: Sampler::new(clip),
+            pose: vec![Transform::IDENTITY; bones],
+            object: vec![Affine::IDENTITY; bones],
+            in_place: clip.root_motion_bone().filter(|_| clip.root_motion_in_place()).map(|b| b as usize),
+            partial: Partial::new(clip),
         }
     }
-    if !all.is_empty() {
-        stats.within_precision = within as f64 / all.len() as f64;
-        let rank = (((all.len() as f64) * 0.99).ceil() as usize).clamp(1, all.len());
-        let (_, p99, _) = all.select_nth_unstable_by(rank - 1, f32::total_cmp);
-        stats.p99_error = f64::from(*p99);
+
+    fn measure(
+        &mut self,
+        samples: std::ops::Range<usize>,
+        errors: &mut [f32],
+        visit: &mut dyn FnMut(usize, usize, f64, &Affine),
+    ) -> Result<(), MeasureError> {
+        let (clip, reference) = (self.clip, self.reference);
+        let bones = reference.bone_count;
+        let Partial { stats, counted, within } = &mut self.partial;
+        for s in samples {
+            let time = sample_time(s, clip.sample_rate());
+            self.playback.seek(&mut self.sampler, time)?;
+            self.sampler.decompress_pose(&mut self.pose)?;
+            // An in-place root shows its first sample; the game moves the character by
+            // the root motion, so what it sees is the root's own (local) track.
+            if let Some(root) = self.in_place {
+                self.pose[root] = self.playback.root_local(&clip, time)?;
+            }
+            // The stored key frame this sample decodes from: itself, except the last
+            // sample of a wrapping loop, which is the first again.
+            let stored = (s as u32) < clip.sample_count();
+            let key = if stored { s as u32 } else { 0 };
+            let segment = (key / u32::from(clip.segment_len())).min(clip.segment_count() - 1) as usize;
+            let in_stats = stored || self.bound_loop_end;
+            for b in 0..bones {
+                let t = &self.pose[b];
+                // What the game sees: the decoded transform, or for an additive clip
+                // the base with it applied.
+                let [tx, ty, tz] = t.translation.to_array();
+                let [sx, sy, sz] = t.scale.to_array();
+                let values = LocalValues { parts: [t.rotation.to_array(), [tx, ty, tz, 0.0], [sx, sy, sz, 0.0]] };
+                let local = reference.affine_of(s, b, &values);
+                self.object[b] = match reference.parent(b) {
+                    Some(p) => self.object[p].then(&local),
+                    None => reference.root_object(b, local),
+                };
+                let e = reference.error(s, b, &self.object[b]);
+                visit(s, b, e, &self.object[b]);
+                if !stored {
+                    stats.loop_end_error = Some(stats.loop_end_error.unwrap_or(0.0).max(e));
+                }
+                if !in_stats {
+                    continue;
+                }
+                if e > stats.max_error || stats.worst.is_none() {
+                    stats.max_error = stats.max_error.max(e);
+                    stats.worst = Some((b, s));
+                }
+                if !self.stripped.get(s).copied().unwrap_or(false) {
+                    stats.segment_max[segment] = stats.segment_max[segment].max(e);
+                }
+                *within += usize::from(e <= self.precision);
+                // At most one error per bone and sample of the run: the run's part
+                // of the buffer has room for all of them.
+                errors[*counted] = e as f32;
+                *counted += 1;
+            }
+        }
+        Ok(())
     }
-    Ok(stats)
 }

@@ -41,6 +41,21 @@ pub fn filled<T: Clone>(count: usize, value: T, what: &'static str) -> Result<Ve
     Ok(v)
 }
 
+/// [`filled`], the memory first touched by every worker thread at once: fresh pages
+/// cost a page fault each (microseconds on a virtual machine), so a large buffer
+/// filled by one thread costs milliseconds that several share.
+pub fn filled_in_parallel<T: Clone + Send + Sync>(
+    count: usize,
+    value: T,
+    what: &'static str,
+) -> Result<Vec<T>, OutOfMemory> {
+    use rayon::prelude::*;
+    let mut v = with_capacity(count, what)?;
+    // Indexed: rayon writes each part in place, within the capacity reserved.
+    v.par_extend(rayon::iter::repeat_n(value, count));
+    Ok(v)
+}
+
 /// `iter` collected into a vector of exactly `count` items allocated up front, or an
 /// error if the system refuses the memory.
 pub fn collect<T>(count: usize, iter: impl IntoIterator<Item = T>, what: &'static str) -> Result<Vec<T>, OutOfMemory> {

@@ -1,18 +1,22 @@
 //! The output does not depend on the number of threads: reading spreads the tracks
 //! over the cores, compression the classification, the reference and the segments'
-//! searches, and every result is collected in order.
+//! searches, the final measure its runs of samples, and every result is collected
+//! in order.
 
 mod common;
 
+use ossa_encoder::compress::ErrorStats;
 use ossa_encoder::formats::acl_text;
 use ossa_encoder::{compress, Settings};
 
-/// Reads and compresses `text` on a pool of `threads` threads.
-fn compress_on(threads: usize, text: &str, settings: &Settings) -> Vec<u8> {
+/// Reads and compresses `text` on a pool of `threads` threads: the bytes, and the
+/// errors measured on them.
+fn compress_on(threads: usize, text: &str, settings: &Settings) -> (Vec<u8>, ErrorStats) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
     pool.install(|| {
         let clip = acl_text::read_clip(text, "clip").expect("read");
-        compress(&clip, settings).expect("compress").bytes.to_vec()
+        let compressed = compress(&clip, settings).expect("compress");
+        (compressed.bytes.to_vec(), compressed.errors)
     })
 }
 
@@ -33,7 +37,9 @@ fn the_same_bytes_whatever_the_thread_count() {
             let one = compress_on(1, &text, settings);
             for threads in [2, 3] {
                 let many = compress_on(threads, &text, settings);
-                assert!(one == many, "{}: {threads} threads give other bytes than one", path.display());
+                assert!(one.0 == many.0, "{}: {threads} threads give other bytes than one", path.display());
+                // Every statistic, the worst bone and sample included.
+                assert_eq!(one.1, many.1, "{}: {threads} threads measure otherwise than one", path.display());
                 runs += 1;
             }
         }

@@ -17,6 +17,7 @@
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind, TrackList, QUANTIZED_MAX, ROTATION_BASE, ROTATION_STEP};
 use ossa_decoder::quantization::dequantize16;
+use rayon::prelude::*;
 
 use super::reference::Reference;
 use super::sub_track::SubTrack;
@@ -139,7 +140,6 @@ pub struct Grids {
 /// the module documentation) and returns the constant half of the [`Grids`].
 pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precision: f64) -> Grids {
     let mut grids = Grids::default();
-    let mut scratch = Vec::new();
     let budget = precision * QUANTIZED_CONSTANT_BUDGET;
     for kind in SubTrackKind::ALL {
         let members: Vec<usize> = (0..tracks.len())
@@ -157,27 +157,37 @@ pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precis
             }
         }
         let Some(grid) = ListGrid::spanning(kind, lo, hi) else { continue };
+        // Each constant on the grid, and whether it holds its budget over the whole
+        // clip: independent measurements, made in parallel, applied in order.
+        let fits: Vec<(usize, [u16; 4], [f32; 4], bool)> = members
+            .par_iter()
+            .map_init(Vec::new, |scratch, &i| {
+                let mut track = tracks[i].clone();
+                let mut q = [0u16; 4];
+                let mut value = [0.0f32; 4];
+                for m in 0..3 {
+                    q[m] = grid.nearest(track.constant_exact[m], m);
+                    value[m] = grid.value(q[m], m);
+                }
+                track.set_constant(value, Some(q));
+                let local = track.constant_local();
+                let limit = track.class_error + budget;
+                let error = reference.standalone_error(
+                    track.bone,
+                    track.part(),
+                    0..reference.sample_count,
+                    limit,
+                    scratch,
+                    |_| local,
+                );
+                (i, q, value, error <= limit)
+            })
+            .collect();
         let mut all_fit = true;
-        for &i in &members {
+        for (i, q, value, fits) in fits {
             let track = &mut tracks[i];
-            let mut q = [0u16; 4];
-            let mut value = [0.0f32; 4];
-            for m in 0..3 {
-                q[m] = grid.nearest(track.constant_exact[m], m);
-                value[m] = grid.value(q[m], m);
-            }
             track.set_constant(value, Some(q));
-            let local = track.constant_local();
-            let limit = track.class_error + budget;
-            let error = reference.standalone_error(
-                track.bone,
-                track.part(),
-                0..reference.sample_count,
-                limit,
-                &mut scratch,
-                |_| local,
-            );
-            if error > limit {
+            if !fits {
                 if kind == SubTrackKind::Rotation {
                     // Too coarse for this rotation: raw, all four components (list 1).
                     track.components = 4;

@@ -77,10 +77,10 @@ impl Reference {
         let place = |bone: usize, local: Affine| place_root(&placements, bone, local);
         let n = bone_count * sample_count;
         let zero = LocalValues { parts: [[0.0; 4]; 3] };
-        let mut local = memory::filled(n, zero, "the reference clip")?;
-        let mut local_affine = memory::filled(n, Affine::IDENTITY, "the reference clip")?;
-        let mut object = memory::filled(n, Affine::IDENTITY, "the reference clip")?;
-        let mut reach = memory::filled(n, 0.0f64, "the reference clip")?;
+        let mut local = memory::filled_in_parallel(n, zero, "the reference clip")?;
+        let mut local_affine = memory::filled_in_parallel(n, Affine::IDENTITY, "the reference clip")?;
+        let mut object = memory::filled_in_parallel(n, Affine::IDENTITY, "the reference clip")?;
+        let mut reach = memory::filled_in_parallel(n, 0.0f64, "the reference clip")?;
         let base = match &clip.additive {
             Some(b) => Some(Base {
                 format: b.format,
