@@ -153,18 +153,31 @@ impl Input {
         let mut checked = 0usize;
         loop {
             let start = text.len();
-            text.try_reserve(CHUNK)
-                .map_err(|e| Failure::at(&self.shown, format!("out of memory reading the text: {e}")))?;
-            text.resize(start + CHUNK, 0);
-            let n = match self.source.read(&mut text[start..]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                    text.truncate(start);
-                    continue;
+            let n = if start > 0 && self.size.is_some() {
+                // A file whose size is known, past its first chunk: the rest in as few
+                // reads as the system allows, into the capacity reserved for it (no
+                // zeroing, no reallocation unless the file grew), at most one byte
+                // past the cap so that growing beyond it is still seen.
+                let left = (cap + 1).saturating_sub(start as u64);
+                match (&mut self.source).take(left).read_to_end(&mut text) {
+                    Ok(n) => n,
+                    Err(e) => return Err(Failure::at(&self.shown, format!("cannot read: {e}"))),
                 }
-                Err(e) => return Err(Failure::at(&self.shown, format!("cannot read: {e}"))),
+            } else {
+                text.try_reserve(CHUNK)
+                    .map_err(|e| Failure::at(&self.shown, format!("out of memory reading the text: {e}")))?;
+                text.resize(start + CHUNK, 0);
+                let n = match self.source.read(&mut text[start..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                        text.truncate(start);
+                        continue;
+                    }
+                    Err(e) => return Err(Failure::at(&self.shown, format!("cannot read: {e}"))),
+                };
+                text.truncate(start + n);
+                n
             };
-            text.truncate(start + n);
             if n == 0 {
                 break;
             }
