@@ -9,6 +9,7 @@ mod decoded;
 pub mod keys;
 mod read;
 pub mod sjson;
+mod structural;
 mod write;
 
 pub use decoded::{

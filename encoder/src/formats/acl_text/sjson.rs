@@ -16,6 +16,8 @@
 
 use std::fmt;
 
+use super::structural;
+
 /// Deepest nesting accepted; deeper input is refused rather than risking the stack.
 pub const MAX_DEPTH: usize = 64;
 
@@ -382,9 +384,7 @@ impl<'a> Reader<'a> {
         let outer_array = self.peek() == Some(b'[');
         let mut noting = true;
         loop {
-            while text.get(i).is_some_and(|&c| !STRUCTURAL[usize::from(c)]) {
-                i += 1;
-            }
+            i = structural::next(text, i);
             let Some(&c) = text.get(i) else { return false };
             match c {
                 b'[' | b'{' => {
@@ -618,18 +618,6 @@ impl<'a> Reader<'a> {
         String::from_utf8(out).map_err(|_| self.error_at(start, "string is not valid UTF-8"))
     }
 }
-
-/// The bytes [`Reader::skip_unchecked`] stops at: brackets, quotes, slashes, newlines.
-const STRUCTURAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    let special = b"[]{}\"/\n";
-    while i < special.len() {
-        table[special[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
 
 /// Whether a value starting with `c` is a number.
 fn starts_number(c: u8) -> bool {
