@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Whole-process compression time of `ossa compress CLIP -o OUT` beside ACL's
+# `acl_compressor -acl=CLIP` (both parse the same text), run alternately so that both
+# see the same machine: the median of each and their ratio. The machines are noisy
+# (ACL's own median moves by a third between runs): use 21 rounds or more and quote
+# the ratio from one run.
+#
+# usage: scripts/compress_time.sh [ROUNDS] CLIP.acl.sjson [more clips…]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=21
+if [[ "${1:-}" =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
+[ $# -gt 0 ] || { echo "usage: scripts/compress_time.sh [ROUNDS] CLIP.acl.sjson…" >&2; exit 2; }
+acl=../shared/acl/bin/acl_compressor
+[ -x "$acl" ] || { echo "ACL's compressor is not at $acl (../shared/ is missing)" >&2; exit 1; }
+cargo build --quiet --release -p ossa-cli --bin ossa
+bin=${CARGO_TARGET_DIR:-target}/release/ossa
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+ms() { # command… → milliseconds it took, as a whole process
+  local start end
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }
+  end=$(date +%s%N)
+  echo $(( (end - start) / 1000 ))
+}
+median() { sort -n | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
+for clip in "$@"; do
+  : >"$T/ossa"; : >"$T/acl"
+  for _ in $(seq "$rounds"); do
+    ms "$bin" compress "$clip" -o "$T/out.ossa" >>"$T/ossa"
+    ms "$acl" -acl="$clip" >>"$T/acl"
+  done
+  o=$(median <"$T/ossa"); a=$(median <"$T/acl")
+  awk -v c="$(basename "$clip")" -v o="$o" -v a="$a" -v n="$rounds" \
+    'BEGIN {printf "%s: ossa compress %.1f ms, acl_compressor %.1f ms (medians of %d): %.2f x ACL\n", c, o, a, n, o/a}'
+done
