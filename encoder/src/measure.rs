@@ -93,6 +93,7 @@ pub fn measure_clip<'b>(
     stripped: &[bool],
     playback: Playback<'_, 'b>,
 ) -> Result<ErrorStats, MeasureError> {
+    let what = What { clip, reference, precision, bound_loop_end, stripped, playback };
     let (samples, bones) = (reference.sample_count, reference.bone_count);
     // Runs long enough that a sampler's set-up and a task's hand-over are small
     // beside them, and enough of them to keep every worker busy.
@@ -106,7 +107,7 @@ pub fn measure_clip<'b>(
         .enumerate()
         .map(|(i, errors)| {
             let samples = i * run..((i + 1) * run).min(samples);
-            let mut pass = Pass::new(clip, reference, precision, bound_loop_end, stripped, &playback);
+            let mut pass = Pass::new(&what);
             pass.measure(samples, errors, &mut |_, _, _, _| {})?;
             Ok(pass.partial)
         })
@@ -140,7 +141,8 @@ pub fn measure_visiting<'b>(
     let mut all: Vec<f32> =
         memory::filled(reference.bone_count * reference.sample_count, 0.0, "the error of every sample")
             .map_err(MeasureError::OutOfMemory)?;
-    let mut pass = Pass::new(clip, reference, precision, bound_loop_end, stripped, &playback);
+    let what = What { clip, reference, precision, bound_loop_end, stripped, playback };
+    let mut pass = Pass::new(&what);
     pass.measure(0..reference.sample_count, &mut all, visit)?;
     Ok(pass.partial.finish(&mut all))
 }
@@ -199,14 +201,19 @@ impl Partial {
     }
 }
 
-/// One sampler measuring a run of samples.
-struct Pass<'p, 'b> {
+/// What is measured, and against what (the arguments of [`measure_clip`]).
+struct What<'p, 'b> {
     clip: Clip<'b>,
     reference: &'p Reference,
     precision: f64,
     bound_loop_end: bool,
     stripped: &'p [bool],
-    playback: &'p Playback<'p, 'b>,
+    playback: Playback<'p, 'b>,
+}
+
+/// One sampler measuring a run of samples.
+struct Pass<'w, 'p, 'b> {
+    what: &'w What<'p, 'b>,
     sampler: Sampler<'b>,
     pose: Vec<Transform>,
     object: Vec<Affine>,
@@ -214,23 +221,11 @@ struct Pass<'p, 'b> {
     partial: Partial,
 }
 
-impl<'p, 'b> Pass<'p, 'b> {
-    fn new(
-        clip: Clip<'b>,
-        reference: &'p Reference,
-        precision: f64,
-        bound_loop_end: bool,
-        stripped: &'p [bool],
-        playback: &'p Playback<'p, 'b>,
-    ) -> Pass<'p, 'b> {
-        let bones = reference.bone_count;
+impl<'w, 'p, 'b> Pass<'w, 'p, 'b> {
+    fn new(what: &'w What<'p, 'b>) -> Pass<'w, 'p, 'b> {
+        let (clip, bones) = (what.clip, what.reference.bone_count);
         Pass {
-            clip,
-            reference,
-            precision,
-            bound_loop_end,
-            stripped,
-            playback,
+            what,
             sampler: Sampler::new(clip),
             pose: vec![Transform::IDENTITY; bones],
             object: vec![Affine::IDENTITY; bones],
@@ -245,24 +240,25 @@ impl<'p, 'b> Pass<'p, 'b> {
         errors: &mut [f32],
         visit: &mut dyn FnMut(usize, usize, f64, &Affine),
     ) -> Result<(), MeasureError> {
-        let (clip, reference) = (self.clip, self.reference);
+        let what = self.what;
+        let (clip, reference) = (what.clip, what.reference);
         let bones = reference.bone_count;
         let Partial { stats, counted, within } = &mut self.partial;
         for s in samples {
             let time = sample_time(s, clip.sample_rate());
-            self.playback.seek(&mut self.sampler, time)?;
+            what.playback.seek(&mut self.sampler, time)?;
             self.sampler.decompress_pose(&mut self.pose)?;
             // An in-place root shows its first sample; the game moves the character by
             // the root motion, so what it sees is the root's own (local) track.
             if let Some(root) = self.in_place {
-                self.pose[root] = self.playback.root_local(&clip, time)?;
+                self.pose[root] = what.playback.root_local(&clip, time)?;
             }
             // The stored key frame this sample decodes from: itself, except the last
             // sample of a wrapping loop, which is the first again.
             let stored = (s as u32) < clip.sample_count();
             let key = if stored { s as u32 } else { 0 };
             let segment = (key / u32::from(clip.segment_len())).min(clip.segment_count() - 1) as usize;
-            let in_stats = stored || self.bound_loop_end;
+            let in_stats = stored || what.bound_loop_end;
             for b in 0..bones {
                 let t = &self.pose[b];
                 // What the game sees: the decoded transform, or for an additive clip
@@ -287,10 +283,10 @@ impl<'p, 'b> Pass<'p, 'b> {
                     stats.max_error = stats.max_error.max(e);
                     stats.worst = Some((b, s));
                 }
-                if !self.stripped.get(s).copied().unwrap_or(false) {
+                if !what.stripped.get(s).copied().unwrap_or(false) {
                     stats.segment_max[segment] = stats.segment_max[segment].max(e);
                 }
-                *within += usize::from(e <= self.precision);
+                *within += usize::from(e <= what.precision);
                 // At most one error per bone and sample of the run: the run's part
                 // of the buffer has room for all of them.
                 errors[*counted] = e as f32;

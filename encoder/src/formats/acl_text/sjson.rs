@@ -789,26 +789,33 @@ mod tests {
         // Every string of up to five characters from the number alphabet and a few
         // neighbours: when the one-pass check accepts, the general path cuts the same
         // token and accepts it too.
-        let alphabet = b"01+-.eEx ,";
         let mut accepted = 0;
-        for len in 1..=5u32 {
-            for mut code in 0..alphabet.len().pow(len) {
-                let mut text = Vec::new();
-                for _ in 0..len {
-                    text.push(alphabet[code % alphabet.len()]);
-                    code /= alphabet.len();
-                }
-                let text = String::from_utf8(text).unwrap();
-                if let Some(end) = plain_number_end(text.as_bytes(), 0) {
-                    let mut r = Reader::new(&text);
-                    let token = r.number_token();
-                    assert_eq!(token.len(), end, "{text:?}");
-                    assert!(is_number(token), "{text:?}");
-                    accepted += 1;
-                }
+        for text in every_string(b"01+-.eEx ,", 5) {
+            let text = String::from_utf8(text).unwrap();
+            if let Some(end) = plain_number_end(text.as_bytes(), 0) {
+                let mut r = Reader::new(&text);
+                let token = r.number_token();
+                assert_eq!(token.len(), end, "{text:?}");
+                assert!(is_number(token), "{text:?}");
+                accepted += 1;
             }
         }
         assert!(accepted > 1000, "{accepted}");
+    }
+
+    /// Every string of 1 to `max_len` bytes of `alphabet`.
+    fn every_string(alphabet: &[u8], max_len: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
+        (1..=max_len).flat_map(move |len| {
+            (0..alphabet.len().pow(len)).map(move |mut code| {
+                (0..len)
+                    .map(|_| {
+                        let c = alphabet[code % alphabet.len()];
+                        code /= alphabet.len();
+                        c
+                    })
+                    .collect()
+            })
+        })
     }
 
     /// The one-pass reader of the samples agrees with the checking scan and
@@ -822,16 +829,8 @@ mod tests {
                 .map(|end| (std::str::from_utf8(&text[..end]).unwrap().parse::<f64>().unwrap().to_bits(), end))
         };
         let one_pass = |text: &[u8]| plain_number(text, 0).map(|(v, end)| (v.to_bits(), end));
-        let alphabet = b"01+-.eExin ,";
-        for len in 1..=5u32 {
-            for mut code in 0..alphabet.len().pow(len) {
-                let mut text = Vec::new();
-                for _ in 0..len {
-                    text.push(alphabet[code % alphabet.len()]);
-                    code /= alphabet.len();
-                }
-                assert_eq!(one_pass(&text), reference(&text), "{:?}", String::from_utf8_lossy(&text));
-            }
+        for text in every_string(b"01+-.eExin ,", 5) {
+            assert_eq!(one_pass(&text), reference(&text), "{:?}", String::from_utf8_lossy(&text));
         }
         let long = [
             "-0.27054829454033996 ",
