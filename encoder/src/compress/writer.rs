@@ -438,25 +438,65 @@ pub fn pad(out: &mut Vec<u8>) {
 #[derive(Default)]
 struct BitWriter {
     bytes: Vec<u8>,
-    bit: u64,
+    /// Bits not yet in `bytes`, the first one lowest: fewer than 8 between pushes.
+    pending: u64,
+    pending_bits: u32,
 }
 
 impl BitWriter {
+    /// Appends the low `bits` bits of `value` (`bits` ≤ 32).
     fn push(&mut self, value: u32, bits: u8) {
-        for k in 0..u64::from(bits) {
-            let at = self.bit + k;
-            let byte = (at / 8) as usize;
-            if byte >= self.bytes.len() {
-                self.bytes.push(0);
-            }
-            if (value >> k) & 1 != 0 {
-                self.bytes[byte] |= 1 << (at % 8);
-            }
+        let bits = u32::from(bits).min(32);
+        let mask = if bits == 32 { u64::from(u32::MAX) } else { (1u64 << bits) - 1 };
+        self.pending |= (u64::from(value) & mask) << self.pending_bits;
+        self.pending_bits += bits;
+        while self.pending_bits >= 8 {
+            self.bytes.push(self.pending as u8);
+            self.pending >>= 8;
+            self.pending_bits -= 8;
         }
-        self.bit += u64::from(bits);
     }
 
-    fn finish(self) -> Vec<u8> {
+    /// The bytes, the last one padded with zero bits.
+    fn finish(mut self) -> Vec<u8> {
+        if self.pending_bits > 0 {
+            self.bytes.push(self.pending as u8);
+        }
         self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BitWriter;
+
+    /// Whole values at once give the bits that writing them bit by bit gives.
+    #[test]
+    fn values_pack_as_their_bits_one_by_one() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200 {
+            let mut writer = BitWriter::default();
+            let (mut expected, mut at) = (Vec::<u8>::new(), 0usize);
+            for _ in 0..(next() % 40) {
+                let r = next();
+                let bits = [0u8, 1, 3, 7, 8, 9, 16, 17, 24, 31, 32][(r % 11) as usize];
+                let value = (r >> 8) as u32;
+                writer.push(value, bits);
+                for k in 0..usize::from(bits) {
+                    if at / 8 == expected.len() {
+                        expected.push(0);
+                    }
+                    expected[at / 8] |= (((value >> k) & 1) as u8) << (at % 8);
+                    at += 1;
+                }
+            }
+            assert_eq!(writer.finish(), expected);
+        }
     }
 }
