@@ -98,8 +98,9 @@ pub fn measure_clip<'b>(
     // Runs long enough that a sampler's set-up and a task's hand-over are small
     // beside them, and enough of them to keep every worker busy.
     let run = samples.div_ceil(4 * rayon::current_num_threads()).max(MIN_RUN);
-    // Every error, for the 99th percentile: each run writes its own part of one
-    // buffer, as one pass would have, so the memory is the same.
+    // Every error, for the 99th percentile (`f32` halves their memory and is ample
+    // for a statistic; the maximum and the bound are checked in `f64`): each run
+    // writes its own part of one buffer, so the memory is one pass's.
     let mut all: Vec<f32> =
         memory::filled(bones * samples, 0.0, "the error of every sample").map_err(MeasureError::OutOfMemory)?;
     let runs: Vec<Partial> = all

@@ -162,15 +162,15 @@ pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precis
         let fits: Vec<(usize, [u16; 4], [f32; 4], bool)> = members
             .par_iter()
             .map_init(Vec::new, |scratch, &i| {
-                let mut track = tracks[i].clone();
+                let track = &tracks[i];
                 let mut q = [0u16; 4];
                 let mut value = [0.0f32; 4];
                 for m in 0..3 {
                     q[m] = grid.nearest(track.constant_exact[m], m);
                     value[m] = grid.value(q[m], m);
                 }
-                track.set_constant(value, Some(q));
-                let local = track.constant_local();
+                // The value as the decoder gives it, once set as the constant.
+                let local = track.to_local(value);
                 let limit = track.class_error + budget;
                 let error = reference.standalone_error(
                     track.bone,
