@@ -5,14 +5,17 @@
 //! decision is made at run time that the list already decides.
 
 use crate::format::additive::Additive;
+use crate::format::bytes::f32_at;
 use crate::format::clip::Clip;
+use crate::format::QUAD_LANES;
 use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
 use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::values::{floats, integers, key_value, Grid, Rate, SegmentRange};
+use crate::unpack::quad::{halves, QuadRates, QuadSegment};
+use crate::unpack::values::{floats, integers, Grid};
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
 /// `bone_count` long; a shorter slice is filled as far as it goes): the parts that do
@@ -245,6 +248,11 @@ fn constant_rotations<V: Lanes, const C: usize>(
 /// (`RANGED`) or without segment ranges, the keys in one segment (`SAME`: key 1's
 /// bit rates and segment ranges are key 0's) or not; `bits` is where the list's
 /// samples start in each key frame, and where the next list's start on return.
+///
+/// Quad by quad (format-spec/segments.md, Quads): each component of the quad's four
+/// sub-tracks is one vector from its clip range to its value, and rotations are
+/// finished four at a time in that layout; only the finished values are turned into
+/// transforms, one per lane.
 #[inline(always)]
 fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
     clip: &Clip<'_>,
@@ -259,156 +267,82 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
     if count == 0 {
         return;
     }
-    let mut reader = ListReader::<V, C, RANGED, SAME>::new(clip, list, count, keys, alpha, *bits);
-    if list.kind() == SubTrackKind::Rotation {
-        let mut bones = clip.lists.bones(bitset_index(true, list));
-        // Four at a time, as plain values (no batch in memory): both key values of
-        // each, then the four finished together. Slots past the list's end name no bone (`usize::MAX`),
-        // so nothing is written for them.
-        let zero = V::splat(0.0);
-        let mut left = count;
-        while left > 0 {
-            let n = left.min(4);
-            left = left.wrapping_sub(n);
-            let (b0, a0, c0) = reader.slot(&mut bones, true, zero);
-            let (b1, a1, c1) = reader.slot(&mut bones, n > 1, zero);
-            let (b2, a2, c2) = reader.slot(&mut bones, n > 2, zero);
-            let (b3, a3, c3) = reader.slot(&mut bones, n > 3, zero);
-            let k0 = V::transpose([a0, a1, a2, a3]);
-            let k1 = V::transpose([c0, c1, c2, c3]);
-            let [q0, q1, q2, q3] = V::transpose(finish_rotations(C == 3, k0, k1, alpha));
-            for (q, bone) in [(q0, b0), (q1, b1), (q2, b2), (q3, b3)] {
-                if let Some(t) = out.get_mut(bone) {
-                    t.rotation = q.to_quat();
+    let bytes = clip.bytes;
+    let [key0, key1] = keys;
+    let start = clip.start(list);
+    let rotation = list.kind() == SubTrackKind::Rotation;
+    // The list's grid, one vector per component (every lane the same).
+    let grid_at = start.range_grid as usize;
+    let grid_value = |at: usize| f32_at(bytes, at).unwrap_or(0.0);
+    let grid: [(V, V); 4] = core::array::from_fn(|m| {
+        if rotation {
+            (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
+        } else {
+            (V::splat(grid_value(grid_at.wrapping_add(12 + 4 * m))), V::splat(grid_value(grid_at.wrapping_add(4 * m))))
+        }
+    });
+    let mut bones = clip.lists.bones(bitset_index(true, list));
+    let interpolate = alpha != 0.0;
+    // Everything below is inside sections validation checked: nothing wraps.
+    let mut index = start.animated_index as usize;
+    let mut before = start.animated_components as usize;
+    let mut left = count;
+    while left > 0 {
+        let lanes = left.min(QUAD_LANES);
+        left = left.wrapping_sub(lanes);
+        let rates0 = QuadRates::<V>::new(bytes, key0.rates.wrapping_add(index), lanes);
+        let rates1 = if SAME || !interpolate {
+            rates0
+        } else {
+            QuadRates::<V>::new(bytes, key1.rates.wrapping_add(index), lanes)
+        };
+        let range_at = clip.ranges_offset.wrapping_add(before << 2);
+        let mut k0 = [V::splat(0.0); 4];
+        let mut k1 = [V::splat(0.0); 4];
+        for m in 0..C {
+            let (step, base) = grid.get(m).copied().unwrap_or((V::splat(0.0), V::splat(0.0)));
+            let min = halves::<V>(bytes, range_at.wrapping_add(m.wrapping_mul(lanes) << 1)).mul(step).add(base);
+            let extent =
+                halves::<V>(bytes, range_at.wrapping_add(C.wrapping_add(m).wrapping_mul(lanes) << 1)).mul(step);
+            let segment = |key: &Key<'_>| {
+                RANGED.then(|| QuadSegment::<V>::new(bytes, key.segment_ranges.wrapping_add(before << 1), lanes, C, m))
+            };
+            let segment0 = segment(key0);
+            let v0 = rates0.component(key0.samples, bits[0], m as u32, segment0.as_ref(), min, extent);
+            let v1 = if !interpolate {
+                v0
+            } else if SAME {
+                rates0.component(key1.samples, bits[1], m as u32, segment0.as_ref(), min, extent)
+            } else {
+                rates1.component(key1.samples, bits[1], m as u32, segment(key1).as_ref(), min, extent)
+            };
+            if let (Some(a), Some(b)) = (k0.get_mut(m), k1.get_mut(m)) {
+                (*a, *b) = (v0, v1);
+            }
+        }
+        bits[0] = bits[0].wrapping_add(u64::from(rates0.width).wrapping_mul(C as u64));
+        bits[1] = bits[1].wrapping_add(u64::from(rates1.width).wrapping_mul(C as u64));
+        index = index.wrapping_add(lanes);
+        before = before.wrapping_add(lanes.wrapping_mul(C));
+        // One transform per lane; the lanes past the quad's last name no bone.
+        let values = if rotation {
+            V::transpose(finish_rotations(C == 3, k0, k1, alpha))
+        } else if interpolate {
+            V::transpose(core::array::from_fn(|m| match (k0.get(m), k1.get(m)) {
+                (Some(&a), Some(&b)) if m < C => lerp(a, b, alpha),
+                _ => V::splat(0.0),
+            }))
+        } else {
+            V::transpose(k0)
+        };
+        for value in values.into_iter().take(lanes) {
+            if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+                if rotation {
+                    t.rotation = value.to_quat();
+                } else {
+                    write::<V, L>(value, t);
                 }
             }
         }
-    } else {
-        clip.lists.for_each_bone(bitset_index(true, list), |bone| {
-            let (v0, v1) = reader.next();
-            if let Some(t) = out.get_mut(bone) {
-                write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
-            }
-            true
-        });
     }
-    *bits = [reader.bit0, reader.bit1];
-}
-
-/// Walks the animated sub-tracks of one list in storage order and decodes each one
-/// at both key frames. Everything a sub-track needs is read once for both keys:
-/// its clip range, and, when both keys lie in one segment (`SAME`), its bit rate
-/// and segment range.
-struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> {
-    bytes: &'b [u8],
-    /// The bytes each key's samples are in (the clip's, or a database tier chunk's).
-    samples0: &'b [u8],
-    samples1: &'b [u8],
-    /// Where the next sub-track's clip-range integers (`C` minimums, then `C`
-    /// extents) are.
-    range_at: usize,
-    /// The list's clip-range grid.
-    grid: Grid<V>,
-    /// Each key's bit rates, from the next sub-track on.
-    rates0: core::slice::Iter<'b, u8>,
-    rates1: core::slice::Iter<'b, u8>,
-    /// Each key's segment range bytes, from the next sub-track's on (to the end of
-    /// the buffer, so that a sub-track's bytes load in one 8-byte read).
-    segment0: &'b [u8],
-    segment1: &'b [u8],
-    /// Bit offset of the next sub-track's samples in each key frame.
-    bit0: u64,
-    bit1: u64,
-    interpolate: bool,
-    _lanes: core::marker::PhantomData<V>,
-}
-
-impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListReader<'b, V, C, RANGED, SAME> {
-    #[inline(always)]
-    fn new(clip: &Clip<'b>, list: TrackList, count: usize, keys: &[Key<'b>; 2], alpha: f32, bits: [u64; 2]) -> Self {
-        let bytes = clip.bytes;
-        let [key0, key1] = keys;
-        // Every span below is inside a section validation checked; nothing wraps.
-        let start = clip.start(list);
-        let index = start.animated_index as usize;
-        let before = start.animated_components as usize;
-        let grid = Grid::of::<C>(bytes, list.kind() == SubTrackKind::Rotation, start.range_grid as usize);
-        let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
-        ListReader {
-            bytes,
-            samples0: key0.samples,
-            samples1: key1.samples,
-            range_at: clip.ranges_offset.wrapping_add(before << 2),
-            grid,
-            rates0: span(bytes, key0.rates.wrapping_add(index), count).iter(),
-            rates1: span(bytes, key1.rates.wrapping_add(index), if SAME { 0 } else { count }).iter(),
-            segment0: rest(key0.segment_ranges.wrapping_add(before << 1)),
-            segment1: if SAME { &[] } else { rest(key1.segment_ranges.wrapping_add(before << 1)) },
-            bit0: bits[0],
-            bit1: bits[1],
-            interpolate: alpha != 0.0,
-            _lanes: core::marker::PhantomData,
-        }
-    }
-
-    /// One slot of a group of four rotations: when `live`, the next bone of `bones`
-    /// and the next sub-track's key values; otherwise no bone (`usize::MAX`) and
-    /// `zero`.
-    #[inline(always)]
-    fn slot(&mut self, bones: &mut impl Iterator<Item = usize>, live: bool, zero: V) -> (usize, V, V) {
-        if live {
-            let bone = bones.next().unwrap_or(usize::MAX);
-            let (v0, v1) = self.next();
-            (bone, v0, v1)
-        } else {
-            (usize::MAX, zero, zero)
-        }
-    }
-
-    /// The next sub-track's values at key 0 and key 1 (key 0's again when the
-    /// weight is 0). Called at most once per sub-track of the list (past its end, the
-    /// values would be zero).
-    #[inline(always)]
-    fn next(&mut self) -> (V, V) {
-        let rate0 = self.rates0.next().copied().unwrap_or(0);
-        let rate1 = if SAME { rate0 } else { self.rates1.next().copied().unwrap_or(0) };
-        // A sub-track's integers load in one 16-byte read.
-        let (lo, extent) = match self.bytes.get(self.range_at..).and_then(|b| b.first_chunk::<16>()) {
-            // Lane 3 of a three-component range holds another integer: the grid's
-            // lane-3 step and base are 0.
-            Some(w) => V::from_halves_pair::<C>(w),
-            // The last sub-track of a buffer ending right after it.
-            None => range_integers_at_end::<V, C>(self.bytes, self.range_at),
-        };
-        let (min, extent) = (self.grid.apply(lo), self.grid.scale(extent));
-        self.range_at = self.range_at.wrapping_add(C << 2);
-        let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
-        let prepared0 = Rate::<V>::new::<C>(rate0);
-        let v0 = key_value::<V, C>(self.samples0, &prepared0, self.bit0, segment0.as_ref(), min, extent);
-        let v1 = if !self.interpolate {
-            v0
-        } else if SAME {
-            key_value::<V, C>(self.samples1, &prepared0, self.bit1, segment0.as_ref(), min, extent)
-        } else {
-            let segment1 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment1));
-            key_value::<V, C>(self.samples1, &Rate::new::<C>(rate1), self.bit1, segment1.as_ref(), min, extent)
-        };
-        self.bit0 = self.bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
-        self.bit1 = self.bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
-        if RANGED {
-            self.segment0 = self.segment0.get(C << 1..).unwrap_or(&[]);
-            if !SAME {
-                self.segment1 = self.segment1.get(C << 1..).unwrap_or(&[]);
-            }
-        }
-        (v0, v1)
-    }
-}
-
-/// A clip range's integers (minimums, extents) at `at` when fewer than 16 bytes
-/// follow them in the buffer.
-#[cold]
-#[inline(never)]
-fn range_integers_at_end<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> (V, V) {
-    (integers::<V, C>(bytes, at), integers::<V, C>(bytes, at.wrapping_add(C << 1)))
 }

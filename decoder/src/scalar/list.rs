@@ -25,7 +25,7 @@ pub struct ScalarClip<'a> {
     /// the tracks are remapped.
     sets: usize,
     remap: Option<usize>,
-    animated_count: u32,
+    pub(crate) animated_count: u32,
     frame_directory_len: u32,
     metadata: Option<ScalarMetadata<'a>>,
 }
@@ -144,7 +144,7 @@ impl<'a> ScalarClip<'a> {
                 return Err(Error::BadValue(Section::Ranges));
             }
         }
-        let frame_directory_len = format::frame_directory_len(animated_count as usize) as u32;
+        let frame_directory_len = format::frame_directory_len(format::quad_count([animated_count as usize])) as u32;
         let ranged = if segment_count > 1 { u64::from(animated_count).saturating_mul(c.saturating_mul(2)) } else { 0 };
         let shape = SegmentShape {
             segments_offset: header.segments_offset.get(),
@@ -152,6 +152,7 @@ impl<'a> ScalarClip<'a> {
             sample_count: samples,
             segment_len,
             animated_count,
+            list_counts: [animated_count, 0, 0, 0],
             frame_directory_len,
             header_len: u64::from(frame_directory_len).saturating_add(u64::from(animated_count)).saturating_add(ranged),
             holes: false,

@@ -156,17 +156,29 @@ const LANE_MASKS3: [[u32; 4]; 32] = lane_masks(3);
 /// Masks of four-component sub-tracks.
 const LANE_MASKS4: [[u32; 4]; 32] = lane_masks(4);
 
-/// [`MASKS`] as `f32` (exact up to 24 bits, the widest quantised rate).
+/// The nearest `f32` to `1 / (2^b − 1)` for `b` bits, by `b & 31` (4.0,
+/// format-spec/decoding.md: a multiplication where 3.x divided). `2^b − 1` is exact
+/// in `f32` up to 24 bits, the widest quantised rate, so one rounded division gives
+/// the nearest value; `(2^b − 1) · R[b]` is exactly 1 for every `b` (tested), so the
+/// largest integer still decodes to the top of its range. Entries 0 and 25 to 31
+/// are never used for a quantised value.
 #[allow(clippy::indexing_slicing)]
-pub(crate) const MAXIMA: [f32; 32] = {
+pub(crate) const RECIPROCALS: [f32; 32] = {
     let mut t = [0.0f32; 32];
-    let mut b = 0;
+    let mut b = 1;
     while b < 32 {
-        t[b] = MASKS[b] as f32;
+        t[b] = 1.0 / MASKS[b] as f32;
         b += 1;
     }
     t
 };
+
+/// The nearest `f32` to `1 / 255`: a segment range byte's scale (bits `0x3B808081`).
+pub(crate) const BYTE_SCALE: f32 = 1.0 / 255.0;
+
+/// The nearest `f32` to `1 / 65535`: the scale of a bit rate 0 component's 16-bit
+/// segment value (bits `0x37800080`).
+pub(crate) const WORD_SCALE: f32 = 1.0 / 65535.0;
 
 /// A bit rate and what decoding `C` components at it needs, looked up once per
 /// sub-track and segment (and shared by both key frames when they lie in one
@@ -174,8 +186,8 @@ pub(crate) const MAXIMA: [f32; 32] = {
 #[derive(Clone, Copy)]
 pub(crate) struct Rate<V: Lanes> {
     bits: u8,
-    /// `2^bits − 1` in every lane (the divisor of the quantised integers).
-    max: V,
+    /// [`RECIPROCALS`]`[bits]` in every lane (the scale of the quantised integers).
+    scale: V,
     /// `2^bits − 1` as bits in the first `C` lanes, zero in the others.
     mask: V,
     /// Whether the `C` integers fit in the 57 bits one 8-byte load guarantees.
@@ -186,10 +198,10 @@ impl<V: Lanes> Rate<V> {
     #[inline(always)]
     pub(crate) fn new<const C: usize>(bits: u8) -> Self {
         let b = (bits & 31) as usize;
-        let max = MAXIMA.get(b).copied().unwrap_or(1.0);
+        let scale = RECIPROCALS.get(b).copied().unwrap_or(1.0);
         let masks = if C == 4 { &LANE_MASKS4 } else { &LANE_MASKS3 };
         let mask = V::from_bits(masks.get(b).copied().unwrap_or([0; 4]));
-        Rate { bits, max: V::splat(max), mask, one_load: (C as u32).wrapping_mul(b as u32) <= 57 }
+        Rate { bits, scale: V::splat(scale), mask, one_load: (C as u32).wrapping_mul(b as u32) <= 57 }
     }
 }
 
@@ -212,7 +224,7 @@ fn quantized<V: Lanes, const C: usize>(bytes: &[u8], bit: u64, rate: &Rate<V>) -
 }
 
 /// A sub-track's segment range bytes `lo`, `hi` (0 to 255, one lane per component)
-/// and the forms the quantised path uses, `lo / 255` and `hi / 255`: computed once
+/// and the forms the quantised path uses, `lo · K8` and `hi · K8`: computed once
 /// per sub-track and segment, and shared by both key frames when they lie in the
 /// same segment.
 #[derive(Clone, Copy)]
@@ -227,8 +239,8 @@ impl<V: Lanes> SegmentRange<V> {
     /// The range of lane values `lo`, `hi`.
     #[inline(always)]
     pub(crate) fn new(lo: V, hi: V) -> Self {
-        let scale = V::splat(255.0);
-        SegmentRange { lo, hi, lo_scaled: lo.div(scale), hi_scaled: hi.div(scale) }
+        let scale = V::splat(BYTE_SCALE);
+        SegmentRange { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
     }
 
     /// The range of a sub-track of `C` components whose bytes start `b` (see
@@ -262,17 +274,18 @@ pub(crate) fn key_value<V: Lanes, const C: usize>(
     if rate.bits == 0 {
         flat(segment, min, extent)
     } else {
-        // 1 ≤ bits ≤ 24: the divisor and the integers are exact in f32.
-        dequantize(quantized::<V, C>(bytes, bit, rate), rate.max, segment, min, extent)
+        // 1 ≤ bits ≤ 24: the integers are exact in f32.
+        dequantize(quantized::<V, C>(bytes, bit, rate), rate.scale, segment, min, extent)
     }
 }
 
-/// The value of quantised components, lane by lane: `q / max` (`max` = 2^b − 1),
-/// then the segment range `lo`, `hi` (bytes 0 to 255, `None` in a single-segment
-/// clip): `n · (hi / 255) + lo / 255`, then the clip range: `n · extent + min`.
+/// The value of quantised components, lane by lane: `q · scale` (`scale` =
+/// [`RECIPROCALS`]`[b]`), then the segment range `lo`, `hi` (bytes 0 to 255, `None`
+/// in a single-segment clip): `n · (hi · K8) + lo · K8`, then the clip range:
+/// `n · extent + min`.
 #[inline(always)]
-pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
-    let n = q.div(max);
+pub(crate) fn dequantize<V: Lanes>(q: V, scale: V, segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
+    let n = q.mul(scale);
     let n = match segment {
         Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
         None => n,
@@ -281,11 +294,12 @@ pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<&SegmentRange<V
 }
 
 /// The value of components of bit rate 0, lane by lane: the segment's constant, the
-/// `u16` `lo + 256 · hi` over 65535 (0 in a single-segment clip), then the clip range.
+/// `u16` `lo + 256 · hi` times [`WORD_SCALE`] (0 in a single-segment clip), then the
+/// clip range.
 #[inline(always)]
 pub(crate) fn flat<V: Lanes>(segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
     let n = match segment {
-        Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).div(V::splat(65535.0)),
+        Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
         None => V::splat(0.0),
     };
     n.mul(extent).add(min)

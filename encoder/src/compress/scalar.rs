@@ -207,7 +207,9 @@ fn write(
     pad(&mut out);
     let segments: Vec<Vec<(u32, &SegmentCode)>> =
         codes.iter().map(|s| s.iter().map(|(n, code)| (*n, code)).collect()).collect();
-    let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &segments, &[]);
+    // One list: the animated tracks, in quads of four.
+    let animated = segments.first().map_or(0, Vec::len);
+    let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &[animated], &segments, &[]);
     let shipped = out.len();
     let (mut flags, mut minor, mut metadata_offset, mut metadata_size) = (0, format::minor_for_flags(0), 0, 0);
     if include_metadata {

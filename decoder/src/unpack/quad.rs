@@ -1,0 +1,159 @@
+//! Animated sub-tracks four at a time (4.0, `format-spec/segments.md`, Quads): a
+//! quad's lanes keep their own bit rates, and each component of the four is read
+//! together, as one vector ("structure of arrays": lane `j` is sub-track
+//! `first + j`). Every value goes through the lane-wise arithmetic of
+//! [`crate::unpack::values`] in the order the spec writes it, so a lane gives the
+//! bits a single sub-track decoded alone gives.
+
+use crate::format::bytes::{bits_from, u32_at, u64_at_or_zero};
+use crate::format::{QUAD_LANES, RAW_BITS};
+use crate::simd::Lanes;
+use crate::unpack::values::{BYTE_SCALE, RECIPROCALS, WORD_SCALE};
+
+/// The bits one 8-byte load guarantees from any bit position.
+const ONE_LOAD_BITS: u32 = 57;
+
+/// A quad's bit rates in one segment, and what reading its lanes needs of them:
+/// looked up once per quad and segment (and shared by both key frames when they lie
+/// in the same segment).
+#[derive(Clone, Copy)]
+pub(crate) struct QuadRates<V: Lanes> {
+    /// Each lane's bit rate; 0 for the lanes past the quad's last.
+    rates: [u32; 4],
+    /// Each lane's first bit in a component's run: the rates of the lanes before it.
+    places: [u32; 4],
+    /// The bits of one component of the quad: the sum of the rates.
+    pub width: u32,
+    /// [`RECIPROCALS`] of each lane's rate.
+    scale: V,
+    /// All ones in the lanes of rate 0 (constant in the segment), if any.
+    flat: Option<V>,
+    /// All ones in the lanes of rate 32 (raw `f32`), if any.
+    raw: Option<V>,
+}
+
+impl<V: Lanes> QuadRates<V> {
+    /// The rates of the `lanes` (1 to 4) sub-tracks whose bit rates start at byte `at`
+    /// of `bytes`.
+    #[inline(always)]
+    pub(crate) fn new(bytes: &[u8], at: usize, lanes: usize) -> Self {
+        // Four rate bytes in one load; the lanes past the quad's last read as 0.
+        let word = match u32_at(bytes, at) {
+            Some(w) => w,
+            None => rates_at_end(bytes, at),
+        };
+        let word = word & (u32::MAX >> (QUAD_LANES.saturating_sub(lanes).min(3).wrapping_mul(8) & 31));
+        let word = if lanes == 0 { 0 } else { word };
+        let rates = word.to_le_bytes().map(u32::from);
+        // Byte `k` of the product is the sum of bytes `0 .. k`: the rates are at most
+        // 32, so no sum carries into the next byte.
+        let places = word.wrapping_mul(0x0101_0100).to_le_bytes().map(u32::from);
+        let width = word.wrapping_mul(0x0101_0101) >> 24;
+        let scale = V::from_bits(rates.map(|r| RECIPROCALS.get((r & 31) as usize).copied().unwrap_or(0.0).to_bits()));
+        let lanes_where = |rate: u32| {
+            let m = rates.map(|r| if r == rate { u32::MAX } else { 0 });
+            (m != [0; 4]).then(|| V::from_bits(m))
+        };
+        // The lanes past the quad's last have rate 0 too: a value computed there is
+        // never written, whatever it is.
+        QuadRates { rates, places, width, scale, flat: lanes_where(0), raw: lanes_where(u32::from(RAW_BITS)) }
+    }
+
+    /// The stored integers of component `m` of the four lanes at the key frame whose
+    /// quad starts at bit `bit` of `samples` (raw lanes: the `f32` bits; rate-0 lanes
+    /// and lanes past the quad's last: 0).
+    #[inline(always)]
+    pub(crate) fn integers(&self, samples: &[u8], bit: u64, m: u32) -> [u32; 4] {
+        let start = bit.wrapping_add(u64::from(m.wrapping_mul(self.width)));
+        let mask = |r: u32| (u64::MAX >> (64u32.wrapping_sub(r) & 63)) & if r == 0 { 0 } else { u64::MAX };
+        if self.width <= ONE_LOAD_BITS {
+            let word = bits_from(samples, start);
+            core::array::from_fn(|j| {
+                let (r, p) = (self.rates.get(j).copied().unwrap_or(0), self.places.get(j).copied().unwrap_or(0));
+                ((word >> (p & 63)) & mask(r)) as u32
+            })
+        } else {
+            core::array::from_fn(|j| {
+                let (r, p) = (self.rates.get(j).copied().unwrap_or(0), self.places.get(j).copied().unwrap_or(0));
+                (bits_from(samples, start.wrapping_add(u64::from(p))) & mask(r)) as u32
+            })
+        }
+    }
+
+    /// The values of component `m` of the four lanes at the key frame whose quad
+    /// starts at bit `bit` of `samples`: each lane's integer through the segment range
+    /// (`None` in a single-segment clip) and the clip range `min`, `extent`
+    /// (format-spec/decoding.md).
+    #[inline(always)]
+    pub(crate) fn component(
+        &self,
+        samples: &[u8],
+        bit: u64,
+        m: u32,
+        segment: Option<&QuadSegment<V>>,
+        min: V,
+        extent: V,
+    ) -> V {
+        let q = self.integers(samples, bit, m);
+        // Raw lanes hold more than 24 bits: their conversion is inexact, and replaced.
+        let n = V::from_u32(q).mul(self.scale);
+        let n = match segment {
+            Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
+            None => n,
+        };
+        let mut v = n.mul(extent).add(min);
+        if let Some(flat) = self.flat {
+            let n = match segment {
+                Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
+                None => V::splat(0.0),
+            };
+            v = V::select(flat, n.mul(extent).add(min), v);
+        }
+        if let Some(raw) = self.raw {
+            v = V::select(raw, V::from_bits(q), v);
+        }
+        v
+    }
+}
+
+/// The rate bytes at `at` when fewer than four follow in the buffer (zero past it).
+#[cold]
+#[inline(never)]
+fn rates_at_end(bytes: &[u8], at: usize) -> u32 {
+    let byte = |k: usize| u32::from(bytes.get(at.wrapping_add(k)).copied().unwrap_or(0));
+    byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24
+}
+
+/// One component's segment range bytes of a quad's four lanes, `lo` and `hi`, and
+/// the forms the quantised lanes use, `lo · K8` and `hi · K8`.
+#[derive(Clone, Copy)]
+pub(crate) struct QuadSegment<V: Lanes> {
+    lo: V,
+    hi: V,
+    lo_scaled: V,
+    hi_scaled: V,
+}
+
+impl<V: Lanes> QuadSegment<V> {
+    /// Component `m` of a quad of `lanes` lanes and `c` components whose segment
+    /// range bytes start at byte `at` of `bytes`: the lanes' `lo[m]` at
+    /// `at + m·lanes`, their `hi[m]` at `at + (c + m)·lanes`.
+    #[inline(always)]
+    pub(crate) fn new(bytes: &[u8], at: usize, lanes: usize, c: usize, m: usize) -> Self {
+        let word = |from: usize| match u32_at(bytes, from) {
+            Some(w) => w,
+            None => rates_at_end(bytes, from),
+        };
+        let lo = V::from_bytes(word(at.wrapping_add(m.wrapping_mul(lanes))));
+        let hi = V::from_bytes(word(at.wrapping_add(c.wrapping_add(m).wrapping_mul(lanes))));
+        let scale = V::splat(BYTE_SCALE);
+        QuadSegment { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
+    }
+}
+
+/// The 16-bit integers of four lanes at byte `at` of `bytes` (zero past the end), as
+/// `f32` lanes: a component's clip-range minimums or extents in a quad.
+#[inline(always)]
+pub(crate) fn halves<V: Lanes>(bytes: &[u8], at: usize) -> V {
+    V::from_halves(u64_at_or_zero(bytes, at))
+}
