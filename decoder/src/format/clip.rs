@@ -218,10 +218,9 @@ impl<'a> Clip<'a> {
 
     fn parse(bytes: &'a [u8], work: &mut u64) -> Result<Self, Error> {
         let (header, bytes) = read_header(bytes)?;
-        let minor = header.version_minor.get();
 
         let flags = header.flags.get();
-        let known = format::known_flags(minor);
+        let known = format::KNOWN_FLAGS;
         if flags & !known != 0 {
             return Err(Error::UnknownFlags(flags & !known));
         }
@@ -348,7 +347,7 @@ impl<'a> Clip<'a> {
         if flags & FLAG_HAS_METADATA != 0 {
             let meta = aligned_section(bytes, meta_offset, u64::from(meta_size), Section::Metadata)?;
             *work = work.saturating_add(u64::from(bone_count));
-            clip.metadata = Some(Metadata::parse(meta, bone_count, minor)?);
+            clip.metadata = Some(Metadata::parse(meta, bone_count)?);
         } else if meta_offset != 0 || meta_size != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
         }

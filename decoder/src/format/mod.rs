@@ -54,10 +54,6 @@ pub const ROOT_PLACEMENT_SIZE: usize = 4 + 12 * 4;
 /// The output index of a scalar track the source left out of the compressed data
 /// (ACL's "no output"): only scalar metadata (3.2) names such a track.
 pub const NO_OUTPUT: u32 = u32::MAX;
-/// The first minor version (of [`VERSION_MAJOR`]) with metadata records and scalar
-/// metadata: every 4.x.
-pub const MINOR_METADATA_RECORDS: u16 = 0;
-
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
 /// a multiple of it, so clips packed back to back stay aligned.
 pub const ALIGNMENT: usize = 16;
@@ -101,22 +97,9 @@ pub const FLAG_DATABASE: u32 = 1 << 3;
 /// that clips of one skeleton have in common are stored once, in the database.
 pub const FLAG_SHARED_POSE: u32 = 1 << 4;
 
-/// The flags a decoder of minor version `minor` understands: a file may not use a
-/// flag its own version does not define (4.0 defines all five).
-#[inline]
-pub const fn known_flags(minor: u16) -> u32 {
-    let _ = minor;
-    FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION | FLAG_DATABASE | FLAG_SHARED_POSE
-}
-
-/// The minor version an encoder writes for a file with `flags`: the oldest that
-/// defines them all, so that older decoders of the major version keep reading what
-/// they can (4.0 defines every flag).
-#[inline]
-pub const fn minor_for_flags(flags: u32) -> u16 {
-    let _ = flags;
-    0
-}
+/// The header flags a transform clip may use (4.0 defines all five); a decoder
+/// refuses any other bit.
+pub const KNOWN_FLAGS: u32 = FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION | FLAG_DATABASE | FLAG_SHARED_POSE;
 
 /// How a clip's playback treats its ends (seed 000).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -123,11 +123,11 @@ impl Place {
     pub(crate) fn of(clip: &Clip<'_>, list: TrackList, rank: u32) -> Place {
         // Counts are bounded by the validated track descriptions: nothing wraps.
         let start = clip.animated_start(list);
-        let lane = rank % QUAD_LANES as u32;
+        let lane = rank & (QUAD_LANES as u32).wrapping_sub(1);
         let first = start.wrapping_add(rank).wrapping_sub(lane);
         let lanes = clip.count(true, list).wrapping_sub(rank.wrapping_sub(lane)).min(QUAD_LANES as u32);
-        let quad = clip.quads_before(list).wrapping_add(rank / QUAD_LANES as u32);
-        let block = quad / FRAME_BLOCK as u32;
+        let quad = clip.quads_before(list).wrapping_add(rank >> QUAD_LANES.trailing_zeros());
+        let block = quad >> FRAME_BLOCK.trailing_zeros();
         Place {
             first,
             lanes: lanes as u8,
@@ -173,7 +173,7 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
             (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
         } else {
             let grid = |at: usize| V::splat(f32_at(bytes, grid_at.wrapping_add(at)).unwrap_or(0.0));
-            (grid(12 + 4 * m), grid(4 * m))
+            (grid(m.wrapping_mul(4).wrapping_add(12)), grid(m.wrapping_mul(4)))
         };
         let min = halves::<V>(bytes, range_at.wrapping_add(m.wrapping_mul(lanes) << 1)).mul(step).add(base);
         let extent = halves::<V>(bytes, range_at.wrapping_add(C.wrapping_add(m).wrapping_mul(lanes) << 1)).mul(step);

@@ -278,7 +278,8 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
         if rotation {
             (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
         } else {
-            (V::splat(grid_value(grid_at.wrapping_add(12 + 4 * m))), V::splat(grid_value(grid_at.wrapping_add(4 * m))))
+            let at = grid_at.wrapping_add(m.wrapping_mul(4));
+            (V::splat(grid_value(at.wrapping_add(12))), V::splat(grid_value(at)))
         }
     });
     let mut bones = clip.lists.bones(bitset_index(true, list));

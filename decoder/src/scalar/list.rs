@@ -7,7 +7,7 @@ use crate::format::bytes::{aligned_section, f32_at, u32_at};
 use crate::format::clip::{read_header, validate_segments, SegmentShape};
 use crate::format::{
     self, ClipHeader, Looping, ScalarDescription, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, KIND_SCALAR_TRACKS, MAX_BONES,
-    MAX_SAMPLES, MAX_SEGMENT_LEN, MINOR_METADATA_RECORDS, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
 };
 use crate::scalar::kind::ScalarType;
 use crate::scalar::metadata::ScalarMetadata;
@@ -40,8 +40,7 @@ impl<'a> ScalarClip<'a> {
             return Err(Error::UnsupportedKind(header.kind));
         }
         let flags = header.flags.get();
-        let minor = header.version_minor.get();
-        let known = if minor >= MINOR_METADATA_RECORDS { FLAG_LOOP_WRAP | FLAG_HAS_METADATA } else { FLAG_LOOP_WRAP };
+        let known = FLAG_LOOP_WRAP | FLAG_HAS_METADATA;
         if flags & !known != 0 {
             return Err(Error::UnknownFlags(flags & !known));
         }

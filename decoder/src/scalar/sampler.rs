@@ -85,11 +85,13 @@ impl<'a> ScalarSampler<'a> {
                 range_at = range_at.saturating_add(c << 3);
                 // Its quad (format-spec/segments.md, Quads): tracks `first .. first + n`
                 // of the animated ones, whose bits lie together by component.
-                let (lane, first) = (animated % QUAD_LANES, animated - animated % QUAD_LANES);
+                let lane = animated & (QUAD_LANES - 1);
+                let first = animated.wrapping_sub(lane);
                 let n = (clip.animated_count as usize).saturating_sub(first).min(QUAD_LANES);
                 let mut keys = [[0.0f32; 4]; 2];
                 for ((key, bit), v) in [key0, key1].into_iter().zip(bits.iter()).zip(keys.iter_mut()) {
-                    let rate_of = |j: usize| bytes.get(key.rates.saturating_add(first + j)).copied().unwrap_or(0);
+                    let rate_of =
+                        |j: usize| bytes.get(key.rates.saturating_add(first).saturating_add(j)).copied().unwrap_or(0);
                     let rate = rate_of(lane);
                     // A component's bits in the quad, and this lane's place among them.
                     let width: u64 = (0..n).map(|j| u64::from(rate_of(j))).sum();
@@ -99,7 +101,8 @@ impl<'a> ScalarSampler<'a> {
                         let byte = |i: usize| bytes.get(at.saturating_add(i)).copied().unwrap_or(0);
                         core::array::from_fn(|m| {
                             if m < c {
-                                (byte(m * n + lane), byte(c * n + m * n + lane))
+                                let lo = m.wrapping_mul(n).wrapping_add(lane);
+                                (byte(lo), byte(c.wrapping_mul(n).wrapping_add(lo)))
                             } else {
                                 (0, 0)
                             }
@@ -119,10 +122,13 @@ impl<'a> ScalarSampler<'a> {
                     *v = decode_components(rate, stored, segment, min, extent);
                 }
                 // Past a quad's last lane: its bits, for each key.
-                if lane + 1 == n {
+                if lane.wrapping_add(1) == n {
                     for (key, bit) in [key0, key1].into_iter().zip(bits.iter_mut()) {
                         let width: u64 = (0..n)
-                            .map(|j| u64::from(bytes.get(key.rates.saturating_add(first + j)).copied().unwrap_or(0)))
+                            .map(|j| {
+                                let at = key.rates.saturating_add(first).saturating_add(j);
+                                u64::from(bytes.get(at).copied().unwrap_or(0))
+                            })
                             .sum();
                         *bit = bit.saturating_add(width.saturating_mul(c as u64));
                     }

@@ -78,21 +78,24 @@ impl Lanes for F32x4 {
         lanes(unsafe { vld1q_u32(q.as_ptr()) })
     }
     #[inline(always)]
-    fn unpack(word: u64, b: u32, mask: Self) -> Self {
-        let b = i64::from(b);
+    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
+        let [p0, p1, p2, p3] = places.map(|p| i64::from(p & 63).wrapping_neg() as u64);
         // SAFETY: NEON baseline; register-only intrinsics. `vshlq_u64` shifts each
-        // 64-bit lane by a signed count, negative counts shifting right (64 or more:
-        // zero, like `checked_shr`); `vuzp1q_u32` keeps the low 32 bits of each lane.
-        F32x4(unsafe {
+        // 64-bit lane by a signed count, negative counts shifting right;
+        // `vuzp1q_u32` keeps the low 32 bits of each lane.
+        lanes(unsafe {
             let w = vdupq_n_u64(word);
-            let s01 = vshlq_u64(w, vcombine_s64(vcreate_s64(0), vcreate_s64(b.wrapping_neg() as u64)));
-            let s23 = vshlq_u64(
-                w,
-                vcombine_s64(vcreate_s64(b.wrapping_mul(-2) as u64), vcreate_s64(b.wrapping_mul(-3) as u64)),
-            );
+            let s01 = vshlq_u64(w, vcombine_s64(vcreate_s64(p0), vcreate_s64(p1)));
+            let s23 = vshlq_u64(w, vcombine_s64(vcreate_s64(p2), vcreate_s64(p3)));
             let fields = vuzp1q_u32(vreinterpretq_u32_u64(s01), vreinterpretq_u32_u64(s23));
-            vcvtq_f32_u32(vandq_u32(fields, bits(mask.0)))
+            vandq_u32(fields, bits(masks.0))
         })
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        // SAFETY: NEON baseline; register-only intrinsic (integers below 2²⁴ convert
+        // exactly).
+        F32x4(unsafe { vcvtq_f32_u32(bits(self.0)) })
     }
     #[inline(always)]
     fn add(self, o: Self) -> Self {
@@ -158,18 +161,6 @@ impl Lanes for F32x4 {
         // SAFETY: NEON baseline; register-only intrinsics: halves widened to 32 bits,
         // then converted (exact: 0 to 65535).
         F32x4(unsafe { vcvtq_f32_u32(vmovl_u16(vcreate_u16(word))) })
-    }
-    #[inline(always)]
-    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
-        // SAFETY: NEON baseline; `b` is 16 readable bytes, loaded as bytes and
-        // reinterpreted (little-endian targets); the rest are register-only
-        // intrinsics: integers widened to 32 bits (the second run moved down by `C`
-        // integers first), then converted (exact).
-        unsafe {
-            let v = vreinterpretq_u16_u8(vld1q_u8(b.as_ptr()));
-            let second = if C == 4 { vget_high_u16(v) } else { vget_low_u16(vextq_u16::<3>(v, v)) };
-            (F32x4(vcvtq_f32_u32(vmovl_u16(vget_low_u16(v)))), F32x4(vcvtq_f32_u32(vmovl_u16(second))))
-        }
     }
     #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {

@@ -63,6 +63,10 @@ impl Lanes for F32x4 {
         F32x4(q.map(f32::from_bits))
     }
     #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        F32x4(self.0.map(|v| v.to_bits() as f32))
+    }
+    #[inline(always)]
     fn add(self, o: Self) -> Self {
         self.map2(o, |a, b| a + b)
     }

@@ -18,10 +18,11 @@ const ONE_LOAD_BITS: u32 = 57;
 /// in the same segment).
 #[derive(Clone, Copy)]
 pub(crate) struct QuadRates<V: Lanes> {
-    /// Each lane's bit rate; 0 for the lanes past the quad's last.
-    rates: [u32; 4],
     /// Each lane's first bit in a component's run: the rates of the lanes before it.
     places: [u32; 4],
+    /// Each lane's `2^rate − 1` (all ones for raw lanes, 0 for rate 0 and for the
+    /// lanes past the quad's last), as bits.
+    masks: V,
     /// The bits of one component of the quad: the sum of the rates.
     pub width: u32,
     /// [`RECIPROCALS`] of each lane's rate.
@@ -56,28 +57,33 @@ impl<V: Lanes> QuadRates<V> {
         };
         // The lanes past the quad's last have rate 0 too: a value computed there is
         // never written, whatever it is.
-        QuadRates { rates, places, width, scale, flat: lanes_where(0), raw: lanes_where(u32::from(RAW_BITS)) }
+        let masks = V::from_bits(rates.map(|r| if r == 0 { 0 } else { u32::MAX >> (32u32.wrapping_sub(r) & 31) }));
+        QuadRates { places, masks, width, scale, flat: lanes_where(0), raw: lanes_where(u32::from(RAW_BITS)) }
     }
 
     /// The stored integers of component `m` of the four lanes at the key frame whose
-    /// quad starts at bit `bit` of `samples` (raw lanes: the `f32` bits; rate-0 lanes
-    /// and lanes past the quad's last: 0).
+    /// quad starts at bit `bit` of `samples`, as bit patterns (raw lanes: the `f32`
+    /// bits; rate-0 lanes and lanes past the quad's last: 0). One 8-byte load serves
+    /// the four while their bits fit in the 57 it guarantees.
     #[inline(always)]
-    pub(crate) fn integers(&self, samples: &[u8], bit: u64, m: u32) -> [u32; 4] {
+    pub(crate) fn integers(&self, samples: &[u8], bit: u64, m: u32) -> V {
         let start = bit.wrapping_add(u64::from(m.wrapping_mul(self.width)));
-        let mask = |r: u32| (u64::MAX >> (64u32.wrapping_sub(r) & 63)) & if r == 0 { 0 } else { u64::MAX };
         if self.width <= ONE_LOAD_BITS {
-            let word = bits_from(samples, start);
-            core::array::from_fn(|j| {
-                let (r, p) = (self.rates.get(j).copied().unwrap_or(0), self.places.get(j).copied().unwrap_or(0));
-                ((word >> (p & 63)) & mask(r)) as u32
-            })
+            V::fields(bits_from(samples, start), self.places, self.masks)
         } else {
-            core::array::from_fn(|j| {
-                let (r, p) = (self.rates.get(j).copied().unwrap_or(0), self.places.get(j).copied().unwrap_or(0));
-                (bits_from(samples, start.wrapping_add(u64::from(p))) & mask(r)) as u32
-            })
+            self.integers_apart(samples, start)
         }
+    }
+
+    /// [`QuadRates::integers`] of a component whose bits do not fit in one load: a
+    /// load per lane (rates above 14 in every lane, or raw lanes).
+    #[inline(never)]
+    fn integers_apart(&self, samples: &[u8], start: u64) -> V {
+        let masks = self.masks.to_array().map(f32::to_bits);
+        V::from_bits(core::array::from_fn(|j| {
+            let place = self.places.get(j).copied().unwrap_or(0);
+            bits_from(samples, start.wrapping_add(u64::from(place))) as u32 & masks.get(j).copied().unwrap_or(0)
+        }))
     }
 
     /// The values of component `m` of the four lanes at the key frame whose quad
@@ -96,7 +102,7 @@ impl<V: Lanes> QuadRates<V> {
     ) -> V {
         let q = self.integers(samples, bit, m);
         // Raw lanes hold more than 24 bits: their conversion is inexact, and replaced.
-        let n = V::from_u32(q).mul(self.scale);
+        let n = q.integers_to_floats().mul(self.scale);
         let n = match segment {
             Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
             None => n,
@@ -110,7 +116,7 @@ impl<V: Lanes> QuadRates<V> {
             v = V::select(flat, n.mul(extent).add(min), v);
         }
         if let Some(raw) = self.raw {
-            v = V::select(raw, V::from_bits(q), v);
+            v = V::select(raw, q, v);
         }
         v
     }

@@ -189,13 +189,10 @@ pub fn write(
         write_segments(&mut out, shape.sample_count, shape.segment_len, &animated_counts, &segment_codes, kept);
 
     let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
-    let mut minor = 0;
     if let Some((clip, precision)) = metadata {
         flags |= FLAG_HAS_METADATA;
         metadata_offset = out.len();
-        if write_metadata(&mut out, clip, precision) {
-            minor = format::MINOR_METADATA_RECORDS;
-        }
+        write_metadata(&mut out, clip, precision);
         pad(&mut out);
         metadata_size = out.len() - metadata_offset;
     }
@@ -215,7 +212,7 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::minor_for_flags(flags).max(minor)),
+        version_minor: U16::new(format::VERSION_MINOR),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
@@ -295,9 +292,9 @@ fn write_grid(out: &mut Vec<u8>, grid: &ListGrid) {
     }
 }
 
-/// Writes the metadata section (without its padding); returns whether it has records
-/// (3.2: the source's joint order, root placements).
-fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) -> bool {
+/// Writes the metadata section (without its padding): names, parents, bind pose,
+/// then the records of the source's joint order and root placements, if any.
+fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
     out.extend_from_slice(&(clip.bones.len() as u32).to_le_bytes());
     out.extend_from_slice(&precision.to_le_bytes());
     out.extend_from_slice(&(clip.name.len() as u32).to_le_bytes());
@@ -339,7 +336,6 @@ fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) -> bool {
             }
         }
     }
-    !source.joint_order.is_empty() || !source.root_placements.is_empty()
 }
 
 /// Writes the segment table and every segment's data (frame directory, bit rates,
