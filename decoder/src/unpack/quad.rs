@@ -6,12 +6,39 @@
 //! bits a single sub-track decoded alone gives.
 
 use crate::format::bytes::{bits_from, u32_at, u64_at_or_zero};
-use crate::format::{QUAD_LANES, RAW_BITS};
+use crate::format::QUAD_LANES;
 use crate::simd::Lanes;
 use crate::unpack::values::{BYTE_SCALE, RECIPROCALS, WORD_SCALE};
 
 /// The bits one 8-byte load guarantees from any bit position.
 const ONE_LOAD_BITS: u32 = 57;
+
+/// A lane's field mask by bit rate, 0 to 32: `2^rate − 1`, every bit for a raw lane.
+// Evaluated at compile time: an index out of range or an overflow would fail the
+// build, not panic.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const FIELD_MASKS: [u32; 33] = {
+    let mut t = [0u32; 33];
+    let mut r = 1;
+    while r <= 32 {
+        t[r] = u32::MAX >> (32 - r);
+        r += 1;
+    }
+    t
+};
+
+/// A lane's scale by bit rate, 0 to 32, as bits: [`RECIPROCALS`] for the quantised
+/// rates, 0 for the others (whose values are replaced).
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const SCALE_BITS: [u32; 33] = {
+    let mut t = [0u32; 33];
+    let mut r = 1;
+    while r <= 24 {
+        t[r] = RECIPROCALS[r].to_bits();
+        r += 1;
+    }
+    t
+};
 
 /// A quad's bit rates in one segment, and what reading its lanes needs of them:
 /// looked up once per quad and segment (and shared by both key frames when they lie
@@ -43,22 +70,25 @@ impl<V: Lanes> QuadRates<V> {
             Some(w) => w,
             None => rates_at_end(bytes, at),
         };
-        let word = word & (u32::MAX >> (QUAD_LANES.saturating_sub(lanes).min(3).wrapping_mul(8) & 31));
-        let word = if lanes == 0 { 0 } else { word };
-        let rates = word.to_le_bytes().map(u32::from);
+        // The bytes of the quad's lanes; the lanes past its last read as rate 0.
+        let live =
+            if lanes == 0 { 0 } else { u32::MAX >> (QUAD_LANES.saturating_sub(lanes).min(3).wrapping_mul(8) & 31) };
+        let word = word & live;
+        let [r0, r1, r2, r3] = word.to_le_bytes().map(usize::from);
         // Byte `k` of the product is the sum of bytes `0 .. k`: the rates are at most
         // 32, so no sum carries into the next byte.
         let places = word.wrapping_mul(0x0101_0100).to_le_bytes().map(u32::from);
         let width = word.wrapping_mul(0x0101_0101) >> 24;
-        let scale = V::from_bits(rates.map(|r| RECIPROCALS.get((r & 31) as usize).copied().unwrap_or(0.0).to_bits()));
-        let lanes_where = |rate: u32| {
-            let m = rates.map(|r| if r == rate { u32::MAX } else { 0 });
-            (m != [0; 4]).then(|| V::from_bits(m))
-        };
-        // The lanes past the quad's last have rate 0 too: a value computed there is
-        // never written, whatever it is.
-        let masks = V::from_bits(rates.map(|r| if r == 0 { 0 } else { u32::MAX >> (32u32.wrapping_sub(r) & 31) }));
-        QuadRates { places, masks, width, scale, flat: lanes_where(0), raw: lanes_where(u32::from(RAW_BITS)) }
+        let table = |t: &[u32; 33], r: usize| t.get(r).copied().unwrap_or(0);
+        let scale = V::from_bits([r0, r1, r2, r3].map(|r| table(&SCALE_BITS, r)));
+        let masks = V::from_bits([r0, r1, r2, r3].map(|r| table(&FIELD_MASKS, r)));
+        // Whether a live lane has rate 0, or rate 32 (bit 7 of each byte where it is
+        // zero: exact for the lowest such byte, and a byte above one is live too).
+        let zero_bytes = |w: u32| w.wrapping_sub(0x0101_0101) & !w & 0x8080_8080 & live;
+        let rates = V::from_bytes(word);
+        let flat = (zero_bytes(word) != 0).then(|| rates.lt(V::splat(0.5)));
+        let raw = (zero_bytes(word ^ 0x2020_2020) != 0).then(|| rates.gt(V::splat(31.5)));
+        QuadRates { places, masks, width, scale, flat, raw }
     }
 
     /// The stored integers of component `m` of the four lanes at the key frame whose
