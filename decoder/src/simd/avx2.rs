@@ -1,7 +1,8 @@
 //! The x86_64 backend for CPUs with AVX2, chosen at run time: the SSE2 backend's code
 //! compiled a second time with AVX2 (and BMI1, BMI2, POPCNT) enabled, so that the
 //! compiler encodes it with VEX instructions (three operands, fewer moves) and uses
-//! the bit instructions those extensions add. The arithmetic is the same IEEE-754
+//! the bit instructions those extensions add, and a quad's lanes placed by AVX2's
+//! per-lane shifts ([`F32x4::fields`]). The arithmetic is the same IEEE-754
 //! operations in the same order (FMA stays off), so the bits are the SSE2 backend's.
 //!
 //! Which CPU runs is known only at run time: [`detect`] asks CPUID once (cached) and
@@ -9,7 +10,11 @@
 
 #![allow(unsafe_code)]
 
-use super::{sse2, Job};
+use core::arch::x86_64::*;
+
+use glam::Quat;
+
+use super::{sse2, Job, Lanes};
 
 #[cfg(not(miri))]
 cpufeatures::new!(cpuid_avx2, "avx2", "bmi1", "bmi2", "popcnt");
@@ -45,5 +50,119 @@ pub(crate) fn run<J: Job>(detected: Detected, job: J) -> J::Output {
 /// The CPU supports AVX2, BMI1, BMI2 and POPCNT.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 unsafe fn run_avx2<J: Job>(job: J) -> J::Output {
-    job.run::<sse2::F32x4>()
+    job.run::<F32x4>()
+}
+
+/// The SSE2 backend's vectors, with the operations AVX2 does better. Only
+/// [`run_avx2`] decodes with them, so their AVX2 instructions only ever run on a CPU
+/// [`detect`] confirmed.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub(crate) struct F32x4(sse2::F32x4);
+
+impl Lanes for F32x4 {
+    #[inline(always)]
+    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
+        let places = places.map(|p| i64::from(p & 63));
+        let [p0, p1, p2, p3] = places;
+        // SAFETY: these vectors are used only inside `run_avx2`, which runs only on a
+        // CPU `detect` confirmed to execute AVX2; register-only intrinsics.
+        // `_mm_srlv_epi64` shifts each 64-bit lane by its own count (below 64).
+        F32x4(sse2::F32x4(unsafe {
+            let w = _mm_set1_epi64x(word as i64);
+            let low = _mm_srlv_epi64(w, _mm_set_epi64x(p1, p0));
+            let high = _mm_srlv_epi64(w, _mm_set_epi64x(p3, p2));
+            // The low 32 bits of each shifted word, in lane order, then masked.
+            let fields = _mm_shuffle_ps::<0b10_00_10_00>(_mm_castsi128_ps(low), _mm_castsi128_ps(high));
+            _mm_and_ps(fields, masks.0 .0)
+        }))
+    }
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        F32x4(sse2::F32x4::splat(v))
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; 4] {
+        self.0.to_array()
+    }
+    #[inline(always)]
+    fn from_le_bytes(b: &[u8; 16]) -> Self {
+        F32x4(sse2::F32x4::from_le_bytes(b))
+    }
+    #[inline(always)]
+    fn from_le_bytes12(b: &[u8; 12]) -> Self {
+        F32x4(sse2::F32x4::from_le_bytes12(b))
+    }
+    #[inline(always)]
+    fn from_u32(q: [u32; 4]) -> Self {
+        F32x4(sse2::F32x4::from_u32(q))
+    }
+    #[inline(always)]
+    fn from_bits(q: [u32; 4]) -> Self {
+        F32x4(sse2::F32x4::from_bits(q))
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        F32x4(self.0.integers_to_floats())
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        F32x4(self.0.add(o.0))
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        F32x4(self.0.sub(o.0))
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        F32x4(self.0.mul(o.0))
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        F32x4(self.0.div(o.0))
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        F32x4(self.0.sqrt())
+    }
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        F32x4(self.0.and(o.0))
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        F32x4(self.0.xor(o.0))
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        F32x4(self.0.gt(o.0))
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> Self {
+        F32x4(self.0.lt(o.0))
+    }
+    #[inline(always)]
+    fn select(mask: Self, a: Self, b: Self) -> Self {
+        F32x4(sse2::F32x4::select(mask.0, a.0, b.0))
+    }
+    #[inline(always)]
+    fn from_bytes(word: u32) -> Self {
+        F32x4(sse2::F32x4::from_bytes(word))
+    }
+    #[inline(always)]
+    fn from_halves(word: u64) -> Self {
+        F32x4(sse2::F32x4::from_halves(word))
+    }
+    #[inline(always)]
+    fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        sse2::F32x4::transpose(rows.map(|r| r.0)).map(F32x4)
+    }
+    #[inline(always)]
+    fn deinterleave3(v: [Self; 3]) -> [Self; 3] {
+        sse2::F32x4::deinterleave3(v.map(|r| r.0)).map(F32x4)
+    }
+    #[inline(always)]
+    fn to_quat(self) -> Quat {
+        self.0.to_quat()
+    }
 }

@@ -23,7 +23,7 @@ pub(crate) fn prefetch(byte: &u8) {
 /// Four `f32` lanes in an SSE register.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
-pub(crate) struct F32x4(__m128);
+pub(crate) struct F32x4(pub(crate) __m128);
 
 impl Lanes for F32x4 {
     #[inline(always)]
