@@ -181,14 +181,20 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
             ranged.then(|| QuadSegment::<V>::new(bytes, key.segment_ranges.wrapping_add(before << 1), lanes, C, m))
         };
         let segment0 = segment(key0);
+        let flat0 = rates0.flat(segment0.as_ref(), min, extent);
         let bit0 = key0.frame_bit.wrapping_add(offset0);
-        let v0 = rates0.component(key0.samples, bit0, m as u32, segment0.as_ref(), min, extent);
+        let v0 = rates0.component(key0.samples, bit0, m as u32, segment0.as_ref(), min, extent, flat0);
         let v1 = if alpha == 0.0 {
             v0
         } else {
-            let segment1 = if key1.rates == key0.rates { segment0 } else { segment(key1) };
+            let (segment1, flat1) = if key1.rates == key0.rates {
+                (segment0, flat0)
+            } else {
+                let segment1 = segment(key1);
+                (segment1, rates1.flat(segment1.as_ref(), min, extent))
+            };
             let bit1 = key1.frame_bit.wrapping_add(offset1);
-            rates1.component(key1.samples, bit1, m as u32, segment1.as_ref(), min, extent)
+            rates1.component(key1.samples, bit1, m as u32, segment1.as_ref(), min, extent, flat1)
         };
         let pick = |v: V| v.to_array().get(lane).copied().unwrap_or(0.0).to_bits();
         if let (Some(a), Some(b)) = (q0.get_mut(m), q1.get_mut(m)) {

@@ -309,13 +309,16 @@ fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const 
                 RANGED.then(|| QuadSegment::<V>::new(bytes, key.segment_ranges.wrapping_add(before << 1), lanes, C, m))
             };
             let segment0 = segment(key0);
-            let v0 = rates0.component(key0.samples, bits[0], m as u32, segment0.as_ref(), min, extent);
+            let flat0 = rates0.flat(segment0.as_ref(), min, extent);
+            let v0 = rates0.component(key0.samples, bits[0], m as u32, segment0.as_ref(), min, extent, flat0);
             let v1 = if !interpolate {
                 v0
             } else if SAME {
-                rates0.component(key1.samples, bits[1], m as u32, segment0.as_ref(), min, extent)
+                rates0.component(key1.samples, bits[1], m as u32, segment0.as_ref(), min, extent, flat0)
             } else {
-                rates1.component(key1.samples, bits[1], m as u32, segment(key1).as_ref(), min, extent)
+                let segment1 = segment(key1);
+                let flat1 = rates1.flat(segment1.as_ref(), min, extent);
+                rates1.component(key1.samples, bits[1], m as u32, segment1.as_ref(), min, extent, flat1)
             };
             if let (Some(a), Some(b)) = (k0.get_mut(m), k1.get_mut(m)) {
                 (*a, *b) = (v0, v1);

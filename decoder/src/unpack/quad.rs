@@ -116,11 +116,26 @@ impl<V: Lanes> QuadRates<V> {
         }))
     }
 
+    /// The value of component `m` of the quad's rate-0 lanes (constant in the
+    /// segment), with the mask of those lanes, if it has any: the same at every key
+    /// frame of the segment, so computed once for both keys when they share it.
+    #[inline(always)]
+    pub(crate) fn flat(&self, segment: Option<&QuadSegment<V>>, min: V, extent: V) -> Option<(V, V)> {
+        self.flat.map(|mask| {
+            let n = match segment {
+                Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
+                None => V::splat(0.0),
+            };
+            (mask, n.mul(extent).add(min))
+        })
+    }
+
     /// The values of component `m` of the four lanes at the key frame whose quad
     /// starts at bit `bit` of `samples`: each lane's integer through the segment range
     /// (`None` in a single-segment clip) and the clip range `min`, `extent`
-    /// (format-spec/decoding.md).
+    /// (format-spec/decoding.md); the rate-0 lanes take `flat` ([`QuadRates::flat`]).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn component(
         &self,
         samples: &[u8],
@@ -129,6 +144,7 @@ impl<V: Lanes> QuadRates<V> {
         segment: Option<&QuadSegment<V>>,
         min: V,
         extent: V,
+        flat: Option<(V, V)>,
     ) -> V {
         let q = self.integers(samples, bit, m);
         // Raw lanes hold more than 24 bits: their conversion is inexact, and replaced.
@@ -138,12 +154,8 @@ impl<V: Lanes> QuadRates<V> {
             None => n,
         };
         let mut v = n.mul(extent).add(min);
-        if let Some(flat) = self.flat {
-            let n = match segment {
-                Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
-                None => V::splat(0.0),
-            };
-            v = V::select(flat, n.mul(extent).add(min), v);
+        if let Some((mask, value)) = flat {
+            v = V::select(mask, value, v);
         }
         if let Some(raw) = self.raw {
             v = V::select(raw, q, v);
