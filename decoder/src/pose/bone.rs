@@ -7,7 +7,7 @@
 //!
 //! [`RANK_BLOCK_BITS`]: crate::format::RANK_BLOCK_BITS
 
-use crate::format::bytes::{f32_at, u32_at, u64_at_or_zero};
+use crate::format::bytes::{u32_at, u64_at_or_zero};
 use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
 use crate::pose::finish::{finish_rotation, lerp};
@@ -15,7 +15,7 @@ use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::quad::{halves, QuadRates, QuadSegment};
+use crate::unpack::quad::{rate_word, Lane, LaneKey};
 use crate::unpack::values::{floats, integers, Grid};
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
@@ -144,9 +144,9 @@ impl Place {
 /// pose, one vector per component, then its lane taken (the same operations on
 /// every lane, so the same bits).
 #[inline(always)]
-pub(crate) fn animated_in<V: Lanes, const C: usize>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
+pub(crate) fn animated_in<'a, V: Lanes, const C: usize>(
+    clip: &Clip<'a>,
+    keys: &[Key<'a>; 2],
     alpha: f32,
     list: TrackList,
     place: &Place,
@@ -159,49 +159,37 @@ pub(crate) fn animated_in<V: Lanes, const C: usize>(
     // Both keys in one segment (most poses) share the offset and the rates.
     let same = key1.rates == key0.rates || alpha == 0.0;
     let offset1 = if same { offset0 } else { frame_offset_in(clip, key1, place) };
-    let rates0 = QuadRates::<V>::new(bytes, key0.rates.wrapping_add(first), lanes);
-    let rates1 = if same { rates0 } else { QuadRates::<V>::new(bytes, key1.rates.wrapping_add(first), lanes) };
-    let rotation = list.kind() == SubTrackKind::Rotation;
-    let grid_at = clip.start(list).range_grid as usize;
-    let range_at = clip.ranges_offset.wrapping_add(before << 2);
     let ranged = clip.segment_count > 1;
-    let lane = usize::from(place.lane);
-    let mut q0 = [0u32; 4];
-    let mut q1 = [0u32; 4];
-    for m in 0..C {
-        let (step, base) = if rotation {
-            (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
-        } else {
-            let grid = |at: usize| V::splat(f32_at(bytes, grid_at.wrapping_add(at)).unwrap_or(0.0));
-            (grid(m.wrapping_mul(4).wrapping_add(12)), grid(m.wrapping_mul(4)))
-        };
-        let min = halves::<V>(bytes, range_at.wrapping_add(m.wrapping_mul(lanes) << 1)).mul(step).add(base);
-        let extent = halves::<V>(bytes, range_at.wrapping_add(C.wrapping_add(m).wrapping_mul(lanes) << 1)).mul(step);
-        let segment = |key: &Key<'_>| {
-            ranged.then(|| QuadSegment::<V>::new(bytes, key.segment_ranges.wrapping_add(before << 1), lanes, C, m))
-        };
-        let segment0 = segment(key0);
-        let flat0 = rates0.flat(segment0.as_ref(), min, extent);
-        let bit0 = key0.frame_bit.wrapping_add(offset0);
-        let v0 = rates0.component(key0.samples, bit0, m as u32, segment0.as_ref(), min, extent, flat0);
-        let v1 = if alpha == 0.0 {
-            v0
-        } else {
-            let (segment1, flat1) = if key1.rates == key0.rates {
-                (segment0, flat0)
-            } else {
-                let segment1 = segment(key1);
-                (segment1, rates1.flat(segment1.as_ref(), min, extent))
-            };
-            let bit1 = key1.frame_bit.wrapping_add(offset1);
-            rates1.component(key1.samples, bit1, m as u32, segment1.as_ref(), min, extent, flat1)
-        };
-        let pick = |v: V| v.to_array().get(lane).copied().unwrap_or(0.0).to_bits();
-        if let (Some(a), Some(b)) = (q0.get_mut(m), q1.get_mut(m)) {
-            (*a, *b) = (pick(v0), pick(v1));
-        }
-    }
-    (V::from_bits(q0), V::from_bits(q1))
+    let this =
+        Lane { bytes, lanes, lane: usize::from(place.lane), clip_at: clip.ranges_offset.wrapping_add(before << 2) };
+    let key = |key: &Key<'a>, offset: u64| LaneKey {
+        rates: rate_word(bytes, key.rates.wrapping_add(first), lanes),
+        samples: key.samples,
+        bit: key.frame_bit.wrapping_add(offset),
+    };
+    // The clip range, component by component in the lanes of one vector.
+    let (step, base) = if list.kind() == SubTrackKind::Rotation {
+        (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
+    } else {
+        let grid_at = clip.start(list).range_grid as usize;
+        (floats::<V, C>(from(bytes, grid_at.wrapping_add(12))), floats::<V, C>(from(bytes, grid_at)))
+    };
+    let (mins, extents) = this.clip_range::<C>();
+    let min = V::from_halves(mins).mul(step).add(base);
+    let extent = V::from_halves(extents).mul(step);
+    let segment = |key: &Key<'_>| ranged.then(|| this.segment::<V, C>(key.segment_ranges.wrapping_add(before << 1)));
+    let segment0 = segment(key0);
+    let k0 = key(key0, offset0);
+    let v0 = this.value::<V, C>(&k0, segment0.as_ref(), min, extent);
+    let v1 = if alpha == 0.0 {
+        v0
+    } else if same {
+        let k1 = LaneKey { samples: key1.samples, bit: key1.frame_bit.wrapping_add(offset1), ..k0 };
+        this.value::<V, C>(&k1, segment0.as_ref(), min, extent)
+    } else {
+        this.value::<V, C>(&key(key1, offset1), segment(key1).as_ref(), min, extent)
+    };
+    (v0, v1)
 }
 
 /// The stored value of the constant sub-track of `bone` in list `L` (`C`

@@ -5,16 +5,14 @@
 //! decision is made at run time that the list already decides.
 
 use crate::format::additive::Additive;
-use crate::format::bytes::f32_at;
 use crate::format::clip::Clip;
-use crate::format::QUAD_LANES;
 use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
-use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
+use crate::pose::animated::animated_part;
+use crate::pose::finish::{finish_rotation, finish_rotations};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::quad::{halves, QuadRates, QuadSegment};
 use crate::unpack::values::{floats, integers, Grid};
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
@@ -60,43 +58,10 @@ pub(crate) fn statics<V: Lanes>(clip: &Clip<'_>, out: &mut [Transform]) {
     constants::<V, SCALE, 3>(clip, out);
 }
 
-/// Writes the animated sub-tracks of every list at `keys` blended by `alpha` into
-/// `out`, and nothing else: the parts of a bone no animated sub-track covers keep
-/// what `out` holds.
-#[inline(always)]
-pub(crate) fn animated_part<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
-    // Both keys in one segment (every pose of a single-segment clip, and most of
-    // the others): they share bit rates and segment ranges, read once.
-    let same = keys[0].rates == keys[1].rates;
-    match (clip.segment_count > 1, same) {
-        (true, true) => animated_with::<V, true, true>(clip, keys, alpha, out),
-        (true, false) => animated_with::<V, true, false>(clip, keys, alpha, out),
-        (false, _) => animated_with::<V, false, true>(clip, keys, alpha, out),
-    }
-}
-
-/// [`animated_part`] for a clip with (`RANGED`) or without segment ranges, with both
-/// keys in one segment (`SAME`) or not.
-#[inline(always)]
-fn animated_with<V: Lanes, const RANGED: bool, const SAME: bool>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
-    alpha: f32,
-    out: &mut [Transform],
-) {
-    // Bit offsets of the next animated sub-track in each key frame: the sum of the
-    // bit rates before it, carried from list to list.
-    let mut bits = [keys[0].frame_bit, keys[1].frame_bit];
-    animated::<V, ROTATION3, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-    animated::<V, ROTATION4, 4, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-    animated::<V, TRANSLATION, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-    animated::<V, SCALE, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-}
-
 /// The `len` bytes at `at`: always there in a validated clip (an empty slice
 /// otherwise, which decodes nothing).
 #[inline(always)]
-fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
+pub(crate) fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
     bytes.get(at..at.saturating_add(len)).unwrap_or(&[])
 }
 
@@ -240,113 +205,6 @@ fn constant_rotations<V: Lanes, const C: usize>(
     for q in finished {
         if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
             t.rotation = q.to_quat();
-        }
-    }
-}
-
-/// The animated sub-tracks of list `L` (`C` components each) of a clip with
-/// (`RANGED`) or without segment ranges, the keys in one segment (`SAME`: key 1's
-/// bit rates and segment ranges are key 0's) or not; `bits` is where the list's
-/// samples start in each key frame, and where the next list's start on return.
-///
-/// Quad by quad (format-spec/segments.md, Quads): each component of the quad's four
-/// sub-tracks is one vector from its clip range to its value, and rotations are
-/// finished four at a time in that layout; only the finished values are turned into
-/// transforms, one per lane.
-#[inline(always)]
-fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
-    alpha: f32,
-    bits: &mut [u64; 2],
-    out: &mut [Transform],
-) {
-    let list = TrackList::from_index(L);
-    const { assert!(TrackList::from_index(L).components() as usize == C) };
-    let count = clip.count(true, list) as usize;
-    if count == 0 {
-        return;
-    }
-    let bytes = clip.bytes;
-    let [key0, key1] = keys;
-    let start = clip.start(list);
-    let rotation = list.kind() == SubTrackKind::Rotation;
-    // The list's grid, one vector per component (every lane the same).
-    let grid_at = start.range_grid as usize;
-    let grid_value = |at: usize| f32_at(bytes, at).unwrap_or(0.0);
-    let grid: [(V, V); 4] = core::array::from_fn(|m| {
-        if rotation {
-            (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
-        } else {
-            let at = grid_at.wrapping_add(m.wrapping_mul(4));
-            (V::splat(grid_value(at.wrapping_add(12))), V::splat(grid_value(at)))
-        }
-    });
-    let mut bones = clip.lists.bones(bitset_index(true, list));
-    let interpolate = alpha != 0.0;
-    // Everything below is inside sections validation checked: nothing wraps.
-    let mut index = start.animated_index as usize;
-    let mut before = start.animated_components as usize;
-    let mut left = count;
-    while left > 0 {
-        let lanes = left.min(QUAD_LANES);
-        left = left.wrapping_sub(lanes);
-        let rates0 = QuadRates::<V>::new(bytes, key0.rates.wrapping_add(index), lanes);
-        let rates1 = if SAME || !interpolate {
-            rates0
-        } else {
-            QuadRates::<V>::new(bytes, key1.rates.wrapping_add(index), lanes)
-        };
-        let range_at = clip.ranges_offset.wrapping_add(before << 2);
-        let mut k0 = [V::splat(0.0); 4];
-        let mut k1 = [V::splat(0.0); 4];
-        for m in 0..C {
-            let (step, base) = grid.get(m).copied().unwrap_or((V::splat(0.0), V::splat(0.0)));
-            let min = halves::<V>(bytes, range_at.wrapping_add(m.wrapping_mul(lanes) << 1)).mul(step).add(base);
-            let extent =
-                halves::<V>(bytes, range_at.wrapping_add(C.wrapping_add(m).wrapping_mul(lanes) << 1)).mul(step);
-            let segment = |key: &Key<'_>| {
-                RANGED.then(|| QuadSegment::<V>::new(bytes, key.segment_ranges.wrapping_add(before << 1), lanes, C, m))
-            };
-            let segment0 = segment(key0);
-            let flat0 = rates0.flat(segment0.as_ref(), min, extent);
-            let v0 = rates0.component(key0.samples, bits[0], m as u32, segment0.as_ref(), min, extent, flat0);
-            let v1 = if !interpolate {
-                v0
-            } else if SAME {
-                rates0.component(key1.samples, bits[1], m as u32, segment0.as_ref(), min, extent, flat0)
-            } else {
-                let segment1 = segment(key1);
-                let flat1 = rates1.flat(segment1.as_ref(), min, extent);
-                rates1.component(key1.samples, bits[1], m as u32, segment1.as_ref(), min, extent, flat1)
-            };
-            if let (Some(a), Some(b)) = (k0.get_mut(m), k1.get_mut(m)) {
-                (*a, *b) = (v0, v1);
-            }
-        }
-        bits[0] = bits[0].wrapping_add(u64::from(rates0.width).wrapping_mul(C as u64));
-        bits[1] = bits[1].wrapping_add(u64::from(rates1.width).wrapping_mul(C as u64));
-        index = index.wrapping_add(lanes);
-        before = before.wrapping_add(lanes.wrapping_mul(C));
-        // One transform per lane; the lanes past the quad's last name no bone.
-        let values = if rotation {
-            V::transpose(finish_rotations(C == 3, k0, k1, alpha))
-        } else if interpolate {
-            V::transpose(core::array::from_fn(|m| match (k0.get(m), k1.get(m)) {
-                (Some(&a), Some(&b)) if m < C => lerp(a, b, alpha),
-                _ => V::splat(0.0),
-            }))
-        } else {
-            V::transpose(k0)
-        };
-        for value in values.into_iter().take(lanes) {
-            if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
-                if rotation {
-                    t.rotation = value.to_quat();
-                } else {
-                    write::<V, L>(value, t);
-                }
-            }
         }
     }
 }

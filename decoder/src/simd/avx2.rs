@@ -61,20 +61,36 @@ unsafe fn run_avx2<J: Job>(job: J) -> J::Output {
 pub(crate) struct F32x4(sse2::F32x4);
 
 impl Lanes for F32x4 {
+    /// Each lane's place in a 64-bit lane of a 256-bit register, for
+    /// `_mm256_srlv_epi64`.
+    type Places = __m256i;
     #[inline(always)]
-    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
-        let places = places.map(|p| i64::from(p & 63));
-        let [p0, p1, p2, p3] = places;
+    fn places(word: u32) -> __m256i {
         // SAFETY: these vectors are used only inside `run_avx2`, which runs only on a
-        // CPU `detect` confirmed to execute AVX2; register-only intrinsics.
-        // `_mm_srlv_epi64` shifts each 64-bit lane by its own count (below 64).
+        // CPU `detect` confirmed to execute AVX2; register-only intrinsics (bytes
+        // widened to 64-bit lanes, then kept below 64).
+        unsafe { _mm256_and_si256(_mm256_cvtepu8_epi64(_mm_cvtsi32_si128(word as i32)), _mm256_set1_epi64x(63)) }
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: __m256i, masks: Self) -> Self {
+        // SAFETY: as in `places` (AVX2, inside `run_avx2` only); register-only
+        // intrinsics. `_mm256_srlv_epi64` shifts each 64-bit lane by its own count;
+        // the permutation gathers the low 32 bits of each lane into the low half.
         F32x4(sse2::F32x4(unsafe {
-            let w = _mm_set1_epi64x(word as i64);
-            let low = _mm_srlv_epi64(w, _mm_set_epi64x(p1, p0));
-            let high = _mm_srlv_epi64(w, _mm_set_epi64x(p3, p2));
-            // The low 32 bits of each shifted word, in lane order, then masked.
-            let fields = _mm_shuffle_ps::<0b10_00_10_00>(_mm_castsi128_ps(low), _mm_castsi128_ps(high));
-            _mm_and_ps(fields, masks.0 .0)
+            let shifted = _mm256_srlv_epi64(_mm256_set1_epi64x(word as i64), places);
+            let low = _mm256_permutevar8x32_epi32(shifted, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+            _mm_and_ps(_mm_castsi128_ps(_mm256_castsi256_si128(low)), masks.0 .0)
+        }))
+    }
+    #[inline(always)]
+    fn rate_masks(rates: u32) -> Self {
+        // SAFETY: as in `places`; register-only intrinsics. `_mm_srlv_epi32` gives 0
+        // for a count of 32 or more: all ones shifted right by `32 − r` is `2^r − 1`
+        // for every r from 0 to 32.
+        F32x4(sse2::F32x4(unsafe {
+            let r = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(rates as i32));
+            let shift = _mm_sub_epi32(_mm_set1_epi32(32), r);
+            _mm_castsi128_ps(_mm_srlv_epi32(_mm_set1_epi32(-1), shift))
         }))
     }
     #[inline(always)]

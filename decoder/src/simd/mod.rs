@@ -147,18 +147,26 @@ pub(crate) trait Lanes: Copy {
     fn from_u32(q: [u32; 4]) -> Self;
     /// Bit patterns read as `f32`.
     fn from_bits(q: [u32; 4]) -> Self;
+    /// Where each lane's field starts in a 64-bit word, in the form
+    /// [`Lanes::fields`] takes: prepared once per quad and segment
+    /// ([`Lanes::places`]), then used for every component of both key frames.
+    type Places: Copy;
+    /// The places of the four lanes, byte `i` of `word` for lane `i` (each below 64).
+    fn places(word: u32) -> Self::Places;
     /// Four fields of `word`, as bit patterns: lane `i` is `word` shifted right by
-    /// `places[i]` (below 64), its low 32 bits ANDed with lane `i` of `masks` (as
-    /// bits). A quad's lanes of one component, each at its own place and rate
-    /// (format-spec/segments.md, Quads).
+    /// its place (see [`Lanes::places`]), its low 32 bits ANDed with lane `i` of
+    /// `masks` (as bits). A quad's lanes of one component, each at its own place and
+    /// rate (format-spec/segments.md, Quads).
+    fn fields(word: u64, places: Self::Places, masks: Self) -> Self;
+    /// Lane `i`: `2^r − 1` as bits, where `r` is byte `i` of `rates` (0 for rate 0,
+    /// every bit for 32 or more): the field mask of each lane of a quad.
     #[inline(always)]
-    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
-        let m = masks.to_array().map(f32::to_bits);
-        let field = |i: usize| {
-            let place = places.get(i).copied().unwrap_or(0) & 63;
-            (word >> place) as u32 & m.get(i).copied().unwrap_or(0)
-        };
-        Self::from_bits([field(0), field(1), field(2), field(3)])
+    fn rate_masks(rates: u32) -> Self {
+        Self::from_bits(rates.to_le_bytes().map(|r| match r {
+            0 => 0,
+            1..=31 => u32::MAX >> (32u8.wrapping_sub(r) & 31),
+            _ => u32::MAX,
+        }))
     }
     /// The lanes' bit patterns read as integers below 2²⁴ and converted to `f32`
     /// (exactly).
@@ -257,12 +265,18 @@ mod tests {
         let mut word = 0x9e37_79b9_7f4a_7c15u64;
         for rates in [[1u32, 2, 3, 4], [24, 24, 9, 0], [32, 7, 0, 16], [0; 4], [32, 24, 7, 0]] {
             let masks = rates.map(|r| if r == 0 { 0 } else { u32::MAX >> (32 - r) });
+            let packed_rates = u32::from_le_bytes(rates.map(|r| r as u8));
+            assert_eq!(Native::rate_masks(packed_rates).to_array().map(f32::to_bits), masks, "{rates:?}");
+            assert_eq!(scalar::F32x4::rate_masks(packed_rates).to_array().map(f32::to_bits), masks, "{rates:?}");
             let places = [0, rates[0], rates[0] + rates[1], rates[0] + rates[1] + rates[2]];
             for _ in 0..64 {
                 word = word.rotate_left(17).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1234_5678;
                 let want: [u32; 4] = core::array::from_fn(|i| (word >> places[i]) as u32 & masks[i]);
-                let got = Native::fields(word, places, Native::from_bits(masks)).to_array().map(f32::to_bits);
-                let reference = scalar::F32x4::fields(word, places, scalar::F32x4::from_bits(masks));
+                let packed = u32::from_le_bytes(places.map(|p| p as u8));
+                let got = Native::fields(word, Native::places(packed), Native::from_bits(masks));
+                let got = got.to_array().map(f32::to_bits);
+                let reference =
+                    scalar::F32x4::fields(word, scalar::F32x4::places(packed), scalar::F32x4::from_bits(masks));
                 assert_eq!(got, want, "word {word:#x} rates {rates:?}");
                 assert_eq!(reference.to_array().map(f32::to_bits), want, "word {word:#x} rates {rates:?}");
                 // Integers of up to 24 bits convert exactly.

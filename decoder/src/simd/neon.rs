@@ -77,18 +77,41 @@ impl Lanes for F32x4 {
         // SAFETY: NEON baseline; `q` is 16 readable bytes.
         lanes(unsafe { vld1q_u32(q.as_ptr()) })
     }
+    /// Each lane's place as a negative shift count (`vshlq_u64` shifts right by
+    /// negative counts), lanes 0 and 1, then 2 and 3.
+    type Places = [int64x2_t; 2];
     #[inline(always)]
-    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
-        let [p0, p1, p2, p3] = places.map(|p| i64::from(p & 63).wrapping_neg() as u64);
+    fn places(word: u32) -> [int64x2_t; 2] {
+        let [p0, p1, p2, p3] = word.to_le_bytes().map(|p| i64::from(p & 63).wrapping_neg());
+        // SAFETY: NEON baseline; register-only intrinsics.
+        unsafe {
+            [
+                vcombine_s64(vcreate_s64(p0 as u64), vcreate_s64(p1 as u64)),
+                vcombine_s64(vcreate_s64(p2 as u64), vcreate_s64(p3 as u64)),
+            ]
+        }
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: [int64x2_t; 2], masks: Self) -> Self {
+        let [p01, p23] = places;
         // SAFETY: NEON baseline; register-only intrinsics. `vshlq_u64` shifts each
         // 64-bit lane by a signed count, negative counts shifting right;
         // `vuzp1q_u32` keeps the low 32 bits of each lane.
         lanes(unsafe {
             let w = vdupq_n_u64(word);
-            let s01 = vshlq_u64(w, vcombine_s64(vcreate_s64(p0), vcreate_s64(p1)));
-            let s23 = vshlq_u64(w, vcombine_s64(vcreate_s64(p2), vcreate_s64(p3)));
-            let fields = vuzp1q_u32(vreinterpretq_u32_u64(s01), vreinterpretq_u32_u64(s23));
+            let fields = vuzp1q_u32(vreinterpretq_u32_u64(vshlq_u64(w, p01)), vreinterpretq_u32_u64(vshlq_u64(w, p23)));
             vandq_u32(fields, bits(masks.0))
+        })
+    }
+    #[inline(always)]
+    fn rate_masks(rates: u32) -> Self {
+        // SAFETY: NEON baseline; register-only intrinsics: bytes widened to 32 bits;
+        // all ones shifted by `r − 32` (a right shift by `32 − r`; 0 for 32 or more,
+        // which `vshlq_u32` gives for r = 0) is `2^r − 1` for r from 0 to 32.
+        lanes(unsafe {
+            let b = vcreate_u8(u64::from(rates));
+            let r = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
+            vshlq_u32(vdupq_n_u32(u32::MAX), vsubq_s32(r, vdupq_n_s32(32)))
         })
     }
     #[inline(always)]

@@ -65,18 +65,24 @@ impl Lanes for F32x4 {
         // SAFETY: SSE2 baseline; `q` is 16 readable bytes.
         F32x4(unsafe { _mm_castsi128_ps(_mm_loadu_si128(q.as_ptr().cast::<__m128i>())) })
     }
+    /// Each lane's place as a shift count (`_mm_srl_epi64` takes its count from a
+    /// register's low 64 bits).
+    type Places = [__m128i; 4];
     #[inline(always)]
-    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
+    fn places(word: u32) -> [__m128i; 4] {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        word.to_le_bytes().map(|p| unsafe { _mm_cvtsi32_si128(i32::from(p & 63)) })
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: [__m128i; 4], masks: Self) -> Self {
         // SAFETY: SSE2 baseline; register-only intrinsics. `_mm_srl_epi64` shifts the
-        // 64-bit lanes by the count in the low 64 bits of its second operand; only
-        // lane 0 (`word`) is used, and the places are below 64.
+        // 64-bit lanes by the count in the low 64 bits of its second operand (below
+        // 64); only lane 0 (`word`) is used.
         unsafe {
             let w = _mm_cvtsi64_si128(word as i64);
-            let shift = |n: u32| _mm_srl_epi64(w, _mm_cvtsi32_si128((n & 63) as i32));
-            let [p0, p1, p2, p3] = places;
+            let [p0, p1, p2, p3] = places.map(|p| _mm_srl_epi64(w, p));
             // Low 32 bits of each shifted word, in lane order.
-            let fields =
-                _mm_unpacklo_epi64(_mm_unpacklo_epi32(shift(p0), shift(p1)), _mm_unpacklo_epi32(shift(p2), shift(p3)));
+            let fields = _mm_unpacklo_epi64(_mm_unpacklo_epi32(p0, p1), _mm_unpacklo_epi32(p2, p3));
             F32x4(_mm_castsi128_ps(_mm_and_si128(fields, _mm_castps_si128(masks.0))))
         }
     }
