@@ -270,9 +270,18 @@ impl fmt::Display for Error {
             }
             Error::Misaligned => f.write_str("buffer does not start on a 16-byte boundary"),
             Error::BadMagic => f.write_str("not an ossa clip (bad magic)"),
+            Error::UnsupportedVersion { major, minor } if major < crate::format::VERSION_MAJOR => write!(
+                f,
+                "format version {major}.{minor} is older than this decoder reads ({}.0 to {}.{}): compress the \
+                 source clip again",
+                crate::format::VERSION_MAJOR,
+                crate::format::VERSION_MAJOR,
+                crate::format::VERSION_MINOR
+            ),
             Error::UnsupportedVersion { major, minor } => write!(
                 f,
-                "unsupported format version {major}.{minor} (this decoder reads {}.0 to {}.{})",
+                "unsupported format version {major}.{minor} (this decoder reads {}.0 to {}.{}): a newer ossa \
+                 wrote it",
                 crate::format::VERSION_MAJOR,
                 crate::format::VERSION_MAJOR,
                 crate::format::VERSION_MINOR

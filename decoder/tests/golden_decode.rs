@@ -192,3 +192,24 @@ fn scalar_golden_values_decode_bit_for_bit() {
         assert_eq!(got, want, "t = {time}");
     }
 }
+
+/// A file of an older major version (3.x laid animated sub-tracks out one by one) is
+/// refused, with a message that names its version and the one this decoder reads and
+/// says to compress the source again; a newer one says a newer ossa wrote it.
+#[test]
+fn other_major_versions_are_refused_by_name() {
+    let (buf, len) = golden("pose.ossa");
+    for (major, minor, says) in [(3u16, 2u16, "compress the source clip again"), (5, 0, "a newer ossa wrote it")] {
+        let mut copy = Box::new(Aligned([0; 16384]));
+        copy.0[..len].copy_from_slice(&buf.0[..len]);
+        copy.0[4..6].copy_from_slice(&major.to_le_bytes());
+        copy.0[6..8].copy_from_slice(&minor.to_le_bytes());
+        let sum = ossa_decoder::format::checksum(&copy.0[..len]);
+        copy.0[12..16].copy_from_slice(&sum.to_le_bytes());
+        let error = Clip::from_bytes(&copy.0[..len]).unwrap_err();
+        assert_eq!(error, ossa_decoder::Error::UnsupportedVersion { major, minor });
+        let message = error.to_string();
+        assert!(message.contains(&format!("{major}.{minor}")) && message.contains("4.0"), "{message}");
+        assert!(message.contains(says), "{message}");
+    }
+}

@@ -53,11 +53,10 @@ enum Source {
 /// scale other than 1; `wave_additive` is an additive1 clip whose bones without scale
 /// tracks decode a scale of 0; `skinned` is a glTF model whose joints are not listed
 /// parents first, under a scaled armature (metadata records, 3.2); `wide` has more
-/// than 256 bones and animated sub-tracks (rank and frame directories); `crafted` is
-/// written from the spec: raw constant lists 0, 2 and 3 and a quantised list 1,
-/// `−0.0` stored, raw rotation keys at right angles and ones whose dot product's sign
-/// depends on its summation order, and bit-rate-0 bytes that tell apart two ways of
-/// dividing.
+/// than 256 bones and 64 quads (rank and frame directories); `crafted` is written from
+/// the spec: raw constant lists 0, 2 and 3 and a quantised list 1, `−0.0` stored, raw
+/// rotation keys at right angles and ones whose dot product's sign depends on its
+/// summation order, and bit-rate-0 bytes `lo` and `hi` that differ.
 fn golden() -> Vec<Golden> {
     let plain = |name, settings| Golden { name, source: Source::Example(name), settings, patch: None };
     let stride = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
@@ -126,12 +125,14 @@ fn bytes_of(golden: &Golden) -> AlignedBytes {
     encoded
 }
 
-/// 300 bones (a root and 299 children): every rotation animated, so bones and
-/// animated sub-tracks past 256 are found through the rank and frame directories;
-/// six samples in one segment.
+/// 301 bones (a root and 300 children): every rotation and translation animated, so
+/// bones past 256 are found through the rank directory and quads past 64 through the
+/// frame directory; the 301 rotations leave a quad of one lane, so the translations'
+/// quads do not start every fourth sub-track (a reader counting the directory by
+/// sub-tracks goes wrong); six samples in one segment.
 fn wide() -> ossa_encoder::RawClip {
     use ossa_encoder::{Bone, BoneTrack, RawClip, RawTransform};
-    let (bones, samples) = (300usize, 6usize);
+    let (bones, samples) = (301usize, 6usize);
     let angle = |b: usize, s: usize| 0.3 * ((b * 7 + s * 3) % 11) as f64 / 11.0 + 0.01 * b as f64;
     RawClip {
         name: "wide".into(),
@@ -156,7 +157,9 @@ fn wide() -> ossa_encoder::RawClip {
                             [axis[0] / n * sin, axis[1] / n * sin, axis[2] / n * sin, cos]
                         })
                         .collect(),
-                    translations: vec![[b as f64 * 0.5, (b % 5) as f64, 2.0]; samples],
+                    translations: (0..samples)
+                        .map(|s| [b as f64 * 0.5 + s as f64 * 0.25, (b % 5) as f64, 2.0])
+                        .collect(),
                     scales: vec![[1.0; 3]; samples],
                 }
             })
@@ -176,8 +179,8 @@ fn wide() -> ossa_encoder::RawClip {
 ///   angles (dot product exactly 0: not negated), keys 2 and 3 have a dot product
 ///   whose sign depends on the order of its sum (`−3e-8` in the spec's order), and
 ///   key 4 has a `−0.0` followed by a larger key 5; and a translation of bit rate 0
-///   in segment 0, whose bytes `lo`, `hi` give another value when divided as
-///   `lo / 65535 + 256·hi / 65535`, and raw in segment 1, with `−0.0` at key 4;
+///   in segment 0, whose bytes `lo`, `hi` differ (a reader swapping them is caught),
+///   and raw in segment 1, with `−0.0` at key 4;
 /// - bone 3: default.
 fn crafted() -> Vec<u8> {
     use common::spec_writer::{Crafted, Part, Segment};
@@ -210,7 +213,7 @@ fn crafted() -> Vec<u8> {
             q_min: vec![0; 3],
             q_extent: vec![65535; 3],
             segments: vec![
-                Segment::Zero { lo: vec![1, 2, 4], hi: vec![1, 2, 4] },
+                Segment::Zero { lo: vec![1, 2, 4], hi: vec![3, 5, 7] },
                 Segment::Raw(vec![vec![z, 5.0, z], vec![3.0, 6.0, 1.0], vec![2.0, 7.0, 1.5], vec![1.0, 8.0, 2.0]]),
             ],
         },
@@ -741,7 +744,7 @@ fn the_golden_files_cover_the_edges() {
     let (mut single_segment_animated, mut other_length, mut wrap_across_segments) = (false, false, false);
     let (mut full_root_motion_block, mut additive1_default_scale) = (false, false);
     let (mut hole_after_stored, mut run_of_holes) = (false, false);
-    let (mut raw_lists_quantised_rotations, mut wide_bones, mut wide_animated) = (false, false, false);
+    let (mut raw_lists_quantised_rotations, mut wide_bones, mut wide_quads) = (false, false, false);
     for Golden { name, .. } in golden() {
         let bytes = AlignedBytes::new(&std::fs::read(golden_dir().join(format!("{name}.ossa"))).unwrap());
         let clip = Clip::from_bytes_verified(&bytes).unwrap();
@@ -752,7 +755,12 @@ fn the_golden_files_cover_the_edges() {
         let constants = |l: usize| bytes[tracks + l * w..tracks + (l + 1) * w].iter().any(|&x| x != 0);
         raw_lists_quantised_rotations |= bytes[23] == 0b1101 && (0..4).all(constants);
         wide_bones |= clip.bone_count() > 256;
-        wide_animated |= clip.animated_sub_tracks() > 256;
+        // Quads (segments.md): four animated sub-tracks at a time within each list (bit
+        // sets 4 to 7).
+        let count =
+            |set: usize| bytes[tracks + set * w..tracks + (set + 1) * w].iter().map(|x| x.count_ones()).sum::<u32>();
+        let quads = format::quad_count((4..8).map(|set| count(set) as usize));
+        wide_quads |= quads > format::FRAME_BLOCK;
         let segments = clip.segment_count() as usize;
         let animated = clip.animated_sub_tracks() as usize;
         single_segment_animated |= segments == 1 && animated > 0;
@@ -771,7 +779,7 @@ fn the_golden_files_cover_the_edges() {
         for s in 0..segments {
             let entry = table + s * format::SEGMENT_ENTRY_SIZE;
             let data = u32::from_le_bytes(bytes[entry..entry + 4].try_into().unwrap()) as usize;
-            let rates_at = data + format::frame_directory_len(animated);
+            let rates_at = data + format::frame_directory_len(quads);
             rates.extend(bytes[rates_at..rates_at + animated].iter().map(|&rate| (rate, segments > 1)));
             // Key frames left out: a single one between two stored, and a run of them.
             let present = u32::from_le_bytes(bytes[entry + 8..entry + 12].try_into().unwrap());
@@ -793,7 +801,7 @@ fn the_golden_files_cover_the_edges() {
     assert!(hole_after_stored, "no key frame left out between two stored ones");
     assert!(run_of_holes, "no run of three key frames left out");
     assert!(raw_lists_quantised_rotations, "no clip with raw constant lists 0, 2 and 3 and a quantised list 1");
-    assert!(wide_bones && wide_animated, "no clip of more than 256 bones and animated sub-tracks (the directories)");
+    assert!(wide_bones && wide_quads, "no clip of more than 256 bones and 64 quads (the directories)");
 }
 
 /// The scalar track list golden file (`weights`): the encoder reproduces it byte for

@@ -74,7 +74,7 @@ fn misaligned_buffers_are_refused() {
 fn other_versions_are_refused_with_the_version_found() {
     let bytes = example_bytes(false);
     let newer = ossa_decoder::format::VERSION_MINOR + 1;
-    for (major, minor) in [(1u16, 0u16), (2, 0), (2, 1), (4, 0), (0, 0), (3, newer)] {
+    for (major, minor) in [(1u16, 0u16), (2, 0), (2, 1), (3, 0), (3, 2), (5, 0), (0, 0), (4, newer)] {
         let mut b = bytes.to_vec();
         b[4..6].copy_from_slice(&major.to_le_bytes());
         b[6..8].copy_from_slice(&minor.to_le_bytes());

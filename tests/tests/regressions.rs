@@ -41,7 +41,8 @@ fn values_beyond_single_precision_are_refused() {
     }
 }
 
-/// fuzz/decode: a crafted buffer whose clip ranges start at offset 0 (over the
+/// fuzz/decode (a 3.0 buffer, its version made 4.0): a crafted buffer whose clip
+/// ranges start at offset 0 (over the
 /// header, which the format allows: sections may overlap). The whole pose read them
 /// with a 16-byte load, single-bone decoding assumed two readable bytes before them
 /// and read zeros: the two disagreed. Both now read the same integers.
@@ -49,7 +50,7 @@ fn values_beyond_single_precision_are_refused() {
 fn sections_at_offset_zero_decode_the_same_whole_and_bone_by_bone() {
     use ossa_decoder::{Clip, Rounding, Sampler, Transform};
     const HEX: [&str; 7] = [
-        "4f5353410300000020010000d14139610000000000001006020000000a0000000000f041010000004000000050000000",
+        "4f5353410400000020010000d14139610000000000001006020000000a0000000000f041010000004000000050000000",
         "00000000b000000000000000000000000000020003000001000000000000000000000000000040400000004100000000",
         "00000000000000000000000000000000000000000000204300000000000000009a98193600000000ff7fff0100000000",
         "0001b000ff7fff7fff7ffc47010001000100010001000000fdff000000000000c000000039000000ff03000000000000",

@@ -48,14 +48,21 @@ pub fn u64_at_or_zero(bytes: &[u8], byte: usize) -> u64 {
     // One comparison: `byte + 8 <= len` (a wrapped end is below the start: `None`).
     match bytes.get(byte..byte.wrapping_add(8)).and_then(|b| b.first_chunk::<8>()) {
         Some(b) => u64::from_le_bytes(*b),
-        None => {
-            let mut tmp = [0u8; 8];
-            for (t, s) in tmp.iter_mut().zip(bytes.get(byte..).unwrap_or(&[])) {
-                *t = *s;
-            }
-            u64::from_le_bytes(tmp)
-        }
+        None => u64_near_end(bytes, byte),
     }
+}
+
+/// [`u64_at_or_zero`] when fewer than eight bytes follow `byte`: a crafted buffer's
+/// end, never a valid clip's samples (out of line, so that the common path stays
+/// one load).
+#[cold]
+#[inline(never)]
+fn u64_near_end(bytes: &[u8], byte: usize) -> u64 {
+    let mut tmp = [0u8; 8];
+    for (t, s) in tmp.iter_mut().zip(bytes.get(byte..).unwrap_or(&[])) {
+        *t = *s;
+    }
+    u64::from_le_bytes(tmp)
 }
 
 /// The bits from bit `bit_offset` on, least significant first: at least 57 of them

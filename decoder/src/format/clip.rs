@@ -16,7 +16,8 @@ use crate::format::track_lists::{popcount, TrackLists};
 use crate::format::{
     self, ClipHeader, Looping, SegmentEntry, SubTrackClass, SubTrackKind, TrackList, ALIGNMENT, BITSET_COUNT,
     BIT_READ_SLACK, FLAG_HAS_METADATA, FRAME_BLOCK, GRID_SIZE, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, MAX_BONES,
-    MAX_SAMPLES, MAX_SEGMENT_LEN, QUANTIZED_MAX, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR, VERSION_MINOR,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, QUAD_LANES, QUANTIZED_MAX, RANK_BLOCK_BITS, SEGMENT_ENTRY_SIZE, VERSION_MAJOR,
+    VERSION_MINOR,
 };
 use crate::transform::Transform;
 
@@ -217,10 +218,9 @@ impl<'a> Clip<'a> {
 
     fn parse(bytes: &'a [u8], work: &mut u64) -> Result<Self, Error> {
         let (header, bytes) = read_header(bytes)?;
-        let minor = header.version_minor.get();
 
         let flags = header.flags.get();
-        let known = format::known_flags(minor);
+        let known = format::KNOWN_FLAGS;
         if flags & !known != 0 {
             return Err(Error::UnknownFlags(flags & !known));
         }
@@ -319,7 +319,9 @@ impl<'a> Clip<'a> {
             counts,
             animated_count,
             animated_components,
-            frame_directory_len: format::frame_directory_len(animated_count as usize) as u32,
+            frame_directory_len: format::frame_directory_len(format::quad_count(
+                TrackList::ALL.iter().map(|&l| count(true, l) as usize),
+            )) as u32,
             starts,
             metadata: None,
             defaults: &[],
@@ -345,7 +347,7 @@ impl<'a> Clip<'a> {
         if flags & FLAG_HAS_METADATA != 0 {
             let meta = aligned_section(bytes, meta_offset, u64::from(meta_size), Section::Metadata)?;
             *work = work.saturating_add(u64::from(bone_count));
-            clip.metadata = Some(Metadata::parse(meta, bone_count, minor)?);
+            clip.metadata = Some(Metadata::parse(meta, bone_count)?);
         } else if meta_offset != 0 || meta_size != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
         }
@@ -369,6 +371,7 @@ impl<'a> Clip<'a> {
             sample_count: self.sample_count,
             segment_len: self.segment_len,
             animated_count: self.animated_count,
+            list_counts: TrackList::ALL.map(|l| self.count(true, l)),
             frame_directory_len: self.frame_directory_len,
             header_len: self.segment_header_len(),
             holes: true,
@@ -410,6 +413,30 @@ impl<'a> Clip<'a> {
         let (start, end) = self.rotation4_span();
         // Bounded by 3 × 65,535 × 4: no overflow.
         index.saturating_mul(3).saturating_add(index.clamp(start, end).saturating_sub(start))
+    }
+
+    /// Quads (format-spec/segments.md) of the animated lists before `list`.
+    #[inline]
+    pub(crate) fn quads_before(&self, list: TrackList) -> u32 {
+        TrackList::ALL
+            .iter()
+            .take(list as usize)
+            .fold(0u32, |n, &l| n.saturating_add(self.count(true, l).div_ceil(QUAD_LANES as u32)))
+    }
+
+    /// Index among the animated sub-tracks of the first of quad `quad` (the animated
+    /// count past the last quad).
+    #[inline]
+    pub(crate) fn quad_first(&self, quad: u32) -> u32 {
+        let mut left = quad;
+        for list in TrackList::ALL {
+            let quads = self.count(true, list).div_ceil(QUAD_LANES as u32);
+            if left < quads {
+                return self.animated_start(list).saturating_add(left.saturating_mul(QUAD_LANES as u32));
+            }
+            left = left.saturating_sub(quads);
+        }
+        self.animated_count
     }
 
     /// Where `list`'s sub-tracks start.
@@ -617,6 +644,9 @@ pub(crate) struct SegmentShape {
     pub sample_count: u32,
     pub segment_len: u8,
     pub animated_count: u32,
+    /// Animated sub-tracks of each list, in storage order (a scalar list has one):
+    /// where the quads start.
+    pub list_counts: [u32; 4],
     pub frame_directory_len: u32,
     /// Bytes before each segment's samples.
     pub header_len: u64,
@@ -660,17 +690,27 @@ pub(crate) fn validate_segments(
         let data = aligned_section(bytes, entry.data_offset.get(), shape.header_len, Section::Segment(index))?;
         let (directory, rates) = data.split_at((shape.frame_directory_len as usize).min(data.len()));
         // One pass over the rates: each allowed, each directory entry the bit offset of
-        // the first sub-track of its block.
+        // the first quad of its block (quads start every four sub-tracks of a list).
         let mut frame_bits: u64 = 0;
+        let mut lists = shape.list_counts.iter().map(|&n| n as usize);
+        let (mut list_start, mut list_end) = (0usize, lists.next().unwrap_or(0));
+        let mut quad = 0usize;
         for (i, &bits) in rates.iter().enumerate().take(shape.animated_count as usize) {
             if !format::is_valid_bit_rate(bits) {
                 return Err(Error::BadBitRate { segment: index, sub_track: i as u32, bits });
             }
-            if i > 0 && i % FRAME_BLOCK == 0 {
-                let entry = u32_at(directory, (i / FRAME_BLOCK).saturating_sub(1).saturating_mul(4));
-                if entry.map(u64::from) != Some(frame_bits) {
-                    return Err(Error::BadDirectory(Section::Segment(index)));
+            while i >= list_end {
+                list_start = list_end;
+                list_end = list_end.saturating_add(lists.next().unwrap_or(usize::MAX));
+            }
+            if i.wrapping_sub(list_start) % QUAD_LANES == 0 {
+                if quad > 0 && quad % FRAME_BLOCK == 0 {
+                    let entry = u32_at(directory, (quad / FRAME_BLOCK).saturating_sub(1).saturating_mul(4));
+                    if entry.map(u64::from) != Some(frame_bits) {
+                        return Err(Error::BadDirectory(Section::Segment(index)));
+                    }
                 }
+                quad = quad.saturating_add(1);
             }
             // At most 3 × 65,535 sub-tracks × 4 components × 32 bits: no overflow.
             frame_bits = frame_bits.saturating_add(u64::from(bits).saturating_mul(components(i)));

@@ -8,9 +8,7 @@
 
 use crate::error::Error;
 use crate::format::bytes::{f32_at, str_at, u16_at, u32_at};
-use crate::format::{
-    METADATA_JOINT_ORDER, METADATA_RECORD_HEADER, METADATA_ROOT_PLACEMENTS, MINOR_METADATA_RECORDS, ROOT_PLACEMENT_SIZE,
-};
+use crate::format::{METADATA_JOINT_ORDER, METADATA_RECORD_HEADER, METADATA_ROOT_PLACEMENTS, ROOT_PLACEMENT_SIZE};
 use crate::transform::Transform;
 use glam::{Quat, Vec3};
 
@@ -60,9 +58,8 @@ pub struct BoneInfo<'a> {
 }
 
 impl<'a> Metadata<'a> {
-    /// Validates the section for a clip of `bone_count` bones, of minor version
-    /// `minor` (records only from 3.2).
-    pub(crate) fn parse(bytes: &'a [u8], bone_count: u32, minor: u16) -> Result<Self, Error> {
+    /// Validates the section for a clip of `bone_count` bones.
+    pub(crate) fn parse(bytes: &'a [u8], bone_count: u32) -> Result<Self, Error> {
         let count = u32_at(bytes, 0).ok_or(Error::BadMetadata)?;
         let precision = f32_at(bytes, 4).ok_or(Error::BadMetadata)?;
         let name_len = u32_at(bytes, 8).ok_or(Error::BadMetadata)? as usize;
@@ -109,7 +106,7 @@ impl<'a> Metadata<'a> {
             let tag = u16_at(bytes, at).ok_or(Error::BadMetadata)?;
             let reserved = u16_at(bytes, at.saturating_add(2)).ok_or(Error::BadMetadata)?;
             let size = u32_at(bytes, at.saturating_add(4)).ok_or(Error::BadMetadata)? as usize;
-            if minor < MINOR_METADATA_RECORDS || tag <= last_tag || reserved != 0 {
+            if tag <= last_tag || reserved != 0 {
                 return Err(Error::BadMetadata);
             }
             let payload = at.saturating_add(METADATA_RECORD_HEADER);

@@ -26,20 +26,17 @@ pub(crate) mod track_lists;
 
 /// The four bytes every `.ossa` buffer starts with.
 pub const MAGIC: [u8; 4] = *b"OSSA";
-/// The major version this crate reads and writes. Other majors are refused.
-pub const VERSION_MAJOR: u16 = 3;
+/// The major version this crate reads and writes. Other majors are refused: 4.0 lays
+/// animated sub-tracks out in quads of four and dequantises by reciprocals, which a
+/// 3.x reader would misread (format-spec/README.md, Changes from version 3.2).
+pub const VERSION_MAJOR: u16 = 4;
 /// The newest minor version this crate knows. Newer minors are refused too, because a
-/// minor version may add data this decoder would silently ignore. 3.0 quantises
-/// constants and clip ranges and lets segments leave key frames out; it reads
-/// everything 2.1 defined (wrapping loops, root motion, additive clips, scalar lists).
-/// 3.1 adds [`FLAG_DATABASE`]: a clip whose left-out key frames a streaming database
-/// holds ([`database`]), and [`FLAG_SHARED_POSE`]: one whose default sub-tracks take
-/// their values from the database. 3.2 adds records after a transform clip's bone
-/// metadata (the source's joint order, the transforms above the skeleton's roots:
-/// [`METADATA_JOINT_ORDER`], [`METADATA_ROOT_PLACEMENTS`]) and a metadata section
-/// for scalar track lists (names, precisions and output indices of the source's
-/// tracks, those left out included).
-pub const VERSION_MINOR: u16 = 2;
+/// minor version may add data this decoder would silently ignore. 4.0 defines
+/// everything 3.2 did: wrapping loops, root motion, additive clips, scalar lists,
+/// quantised constants and ranges, key frames left out, streaming databases
+/// ([`FLAG_DATABASE`], [`FLAG_SHARED_POSE`]), metadata records
+/// ([`METADATA_JOINT_ORDER`], [`METADATA_ROOT_PLACEMENTS`]) and scalar metadata.
+pub const VERSION_MINOR: u16 = 0;
 
 /// Tag of the metadata record (3.2) that gives, for every bone, its index in the
 /// source the clip was imported from (a glTF skin's joint order, when the importer
@@ -57,9 +54,6 @@ pub const ROOT_PLACEMENT_SIZE: usize = 4 + 12 * 4;
 /// The output index of a scalar track the source left out of the compressed data
 /// (ACL's "no output"): only scalar metadata (3.2) names such a track.
 pub const NO_OUTPUT: u32 = u32::MAX;
-/// The first minor version with metadata records and scalar metadata.
-pub const MINOR_METADATA_RECORDS: u16 = 2;
-
 /// Every part that SIMD code may load starts on this boundary, and the whole buffer is
 /// a multiple of it, so clips packed back to back stay aligned.
 pub const ALIGNMENT: usize = 16;
@@ -103,29 +97,9 @@ pub const FLAG_DATABASE: u32 = 1 << 3;
 /// that clips of one skeleton have in common are stored once, in the database.
 pub const FLAG_SHARED_POSE: u32 = 1 << 4;
 
-/// The flags a decoder of minor version `minor` understands: a file may not use a
-/// flag its own version does not define (every 3.x defines the first three, 3.1
-/// adds [`FLAG_DATABASE`] and [`FLAG_SHARED_POSE`]).
-#[inline]
-pub const fn known_flags(minor: u16) -> u32 {
-    let all = FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION;
-    if minor >= 1 {
-        all | FLAG_DATABASE | FLAG_SHARED_POSE
-    } else {
-        all
-    }
-}
-
-/// The oldest minor version that defines every flag of `flags` (an encoder writes it,
-/// so that older decoders of the major version keep reading what they can).
-#[inline]
-pub const fn minor_for_flags(flags: u32) -> u16 {
-    if flags & (FLAG_DATABASE | FLAG_SHARED_POSE) != 0 {
-        1
-    } else {
-        0
-    }
-}
+/// The header flags a transform clip may use (4.0 defines all five); a decoder
+/// refuses any other bit.
+pub const KNOWN_FLAGS: u32 = FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION | FLAG_DATABASE | FLAG_SHARED_POSE;
 
 /// How a clip's playback treats its ends (seed 000).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -579,15 +553,27 @@ pub const fn track_section_len(bone_count: usize) -> usize {
     sets.saturating_add(rank_entries(bone_count).saturating_mul(2 * BITSET_COUNT))
 }
 
-/// Animated sub-tracks per block of a segment's frame directory: the bit offset of a
-/// sub-track in a key frame is a directory entry plus a sum over at most this many
-/// bit rates.
-pub const FRAME_BLOCK: usize = 256;
+/// Animated sub-tracks per quad (4.0): a list's animated sub-tracks are stored four
+/// at a time, each component of the four together, so that one load reads a
+/// component of all four (format-spec/segments.md, Quads).
+pub const QUAD_LANES: usize = 4;
 
-/// Bytes of a segment's frame directory (`u32` entries, blocks after the first).
+/// Quads per block of a segment's frame directory: the bit offset of a quad in a key
+/// frame is a directory entry plus a sum over the quads before it in its block.
+pub const FRAME_BLOCK: usize = 64;
+
+/// Number of quads of lists holding `counts` animated sub-tracks (each list's last
+/// quad holds the one to four left).
 #[inline]
-pub const fn frame_directory_len(animated_count: usize) -> usize {
-    animated_count.div_ceil(FRAME_BLOCK).saturating_sub(1).saturating_mul(4)
+pub fn quad_count(counts: impl IntoIterator<Item = usize>) -> usize {
+    counts.into_iter().fold(0usize, |n, count| n.saturating_add(count.div_ceil(QUAD_LANES)))
+}
+
+/// Bytes of a segment's frame directory (`u32` entries, blocks after the first) for
+/// `quads` quads.
+#[inline]
+pub const fn frame_directory_len(quads: usize) -> usize {
+    quads.div_ceil(FRAME_BLOCK).saturating_sub(1).saturating_mul(4)
 }
 
 /// Number of segments of a clip: `max(1, sample_count / segment_len)`. Segment `i`

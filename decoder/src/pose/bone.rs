@@ -1,20 +1,22 @@
 //! Single-bone decoding in time independent of the bone index: each of the bone's
 //! three sub-tracks is found with a bit test per list, its data by rank (a rank
 //! directory entry plus a popcount of at most [`RANK_BLOCK_BITS`] bits), and an
-//! animated sub-track's samples by a segment frame-directory entry plus the bit rates
-//! of at most [`FRAME_BLOCK`] − 1 sub-tracks before it, summed eight at a time.
+//! animated sub-track's quad by a segment frame-directory entry plus the bit rates
+//! of the sub-tracks of at most [`FRAME_BLOCK`] − 1 quads before it, summed eight at
+//! a time.
 //!
 //! [`RANK_BLOCK_BITS`]: crate::format::RANK_BLOCK_BITS
 
 use crate::format::bytes::{u32_at, u64_at_or_zero};
 use crate::format::clip::Clip;
-use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK};
+use crate::format::{bitset_index, SubTrackKind, TrackList, FRAME_BLOCK, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
 use crate::pose::finish::{finish_rotation, lerp};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::values::{floats, integers, key_value, Grid, Rate, SegmentRange};
+use crate::unpack::quad::{rate_word, Lane, LaneKey};
+use crate::unpack::values::{floats, integers, Grid};
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
 #[inline(always)]
@@ -94,81 +96,100 @@ pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
     let list = TrackList::from_index(L);
     const { assert!(TrackList::from_index(L).components() as usize == C) };
     let rank = clip.lists.rank(bitset_index(true, list), bone);
-    // Indices are bounded by the validated sections: nothing wraps.
-    let index = clip.animated_start(list).wrapping_add(rank);
-    let (before, span4) = (clip.animated_components_before(index), four_component_span(clip, index as usize));
-    animated_in::<V, C>(clip, keys, alpha, list, index, before, span4)
+    animated_in::<V, C>(clip, keys, alpha, list, &Place::of(clip, list, rank))
 }
 
-/// The values at key 0 and key 1 (key 0's again when `alpha` is 0) of animated
-/// sub-track `index` (of `C` components, `before` components stored by the animated
-/// sub-tracks before it, `span4` its [`four_component_span`]), its samples found by
-/// frame directory.
+/// Where an animated sub-track's data are (format-spec/segments.md, Quads): its
+/// quad, its lane, and the frame-directory block the quad's bit offset is counted
+/// from. Depends on the sub-track alone, not on the segment: a [`crate::Subset`]
+/// finds it once.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Place {
+    /// Index among the animated sub-tracks of the quad's first.
+    first: u32,
+    /// The quad's lanes (1 to 4) and this sub-track's lane.
+    lanes: u8,
+    lane: u8,
+    /// Components stored by the animated sub-tracks before the quad's first.
+    before: u32,
+    /// The frame-directory block of the quad, and the index of its first sub-track.
+    block: u32,
+    block_first: u32,
+}
+
+impl Place {
+    /// The place of the animated sub-track of list rank `rank` in `list`.
+    #[inline(always)]
+    pub(crate) fn of(clip: &Clip<'_>, list: TrackList, rank: u32) -> Place {
+        // Counts are bounded by the validated track descriptions: nothing wraps.
+        let start = clip.animated_start(list);
+        let lane = rank & (QUAD_LANES as u32).wrapping_sub(1);
+        let first = start.wrapping_add(rank).wrapping_sub(lane);
+        let lanes = clip.count(true, list).wrapping_sub(rank.wrapping_sub(lane)).min(QUAD_LANES as u32);
+        let quad = clip.quads_before(list).wrapping_add(rank >> QUAD_LANES.trailing_zeros());
+        let block = quad >> FRAME_BLOCK.trailing_zeros();
+        Place {
+            first,
+            lanes: lanes as u8,
+            lane: lane as u8,
+            before: clip.animated_components_before(first),
+            block,
+            block_first: clip.quad_first(block.wrapping_mul(FRAME_BLOCK as u32)),
+        }
+    }
+}
+
+/// The values at key 0 and key 1 (key 0's again when `alpha` is 0) of the animated
+/// sub-track of `list` (`C` components) at `place`: its quad decoded as in a whole
+/// pose, one vector per component, then its lane taken (the same operations on
+/// every lane, so the same bits).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn animated_in<V: Lanes, const C: usize>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
+pub(crate) fn animated_in<'a, V: Lanes, const C: usize>(
+    clip: &Clip<'a>,
+    keys: &[Key<'a>; 2],
     alpha: f32,
     list: TrackList,
-    index: u32,
-    before: u32,
-    span4: (usize, usize),
+    place: &Place,
 ) -> (V, V) {
     let [key0, key1] = keys;
-    let offset0 = frame_offset_in(clip, key0, index as usize, span4);
-    // Both keys in one segment (most poses) share the offset.
-    let offset1 = if key1.rates == key0.rates || alpha == 0.0 {
-        offset0
-    } else {
-        frame_offset_in(clip, key1, index as usize, span4)
-    };
     let bytes = clip.bytes;
-    // Offsets are bounded by the validated sections: nothing wraps.
-    let before = before as usize;
-    let range = clip.ranges_offset.wrapping_add(before << 2);
-    let (min, extent) = clip_range::<V, C>(clip, list, range);
+    let lanes = usize::from(place.lanes);
+    let (first, before) = (place.first as usize, place.before as usize);
+    let offset0 = frame_offset_in(clip, key0, place);
+    // Both keys in one segment (most poses) share the offset and the rates.
+    let same = key1.rates == key0.rates || alpha == 0.0;
+    let offset1 = if same { offset0 } else { frame_offset_in(clip, key1, place) };
     let ranged = clip.segment_count > 1;
-    // What a key's segment says of the sub-track: its bit rate and segment range.
-    let locate = |key: &Key<'_>| {
-        let rate = Rate::<V>::new::<C>(bytes.get(key.rates.wrapping_add(index as usize)).copied().unwrap_or(0));
-        let segment_range = ranged
-            .then(|| SegmentRange::<V>::from_bytes::<C>(from(bytes, key.segment_ranges.wrapping_add(before << 1))));
-        (rate, segment_range)
+    let this =
+        Lane { bytes, lanes, lane: usize::from(place.lane), clip_at: clip.ranges_offset.wrapping_add(before << 2) };
+    let key = |key: &Key<'a>, offset: u64| LaneKey {
+        rates: rate_word(bytes, key.rates.wrapping_add(first), lanes),
+        samples: key.samples,
+        bit: key.frame_bit.wrapping_add(offset),
     };
-    let (rate, segment_range) = locate(key0);
-    let v0 = key_value::<V, C>(
-        key0.samples,
-        &rate,
-        key0.frame_bit.wrapping_add(offset0),
-        segment_range.as_ref(),
-        min,
-        extent,
-    );
+    // The clip range, component by component in the lanes of one vector.
+    let (step, base) = if list.kind() == SubTrackKind::Rotation {
+        (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
+    } else {
+        let grid_at = clip.start(list).range_grid as usize;
+        (floats::<V, C>(from(bytes, grid_at.wrapping_add(12))), floats::<V, C>(from(bytes, grid_at)))
+    };
+    let (mins, extents) = this.clip_range::<C>();
+    let min = V::from_halves(mins).mul(step).add(base);
+    let extent = V::from_halves(extents).mul(step);
+    let segment = |key: &Key<'_>| ranged.then(|| this.segment::<V, C>(key.segment_ranges.wrapping_add(before << 1)));
+    let segment0 = segment(key0);
+    let k0 = key(key0, offset0);
+    let v0 = this.value::<V, C>(&k0, segment0.as_ref(), min, extent);
     let v1 = if alpha == 0.0 {
         v0
+    } else if same {
+        let k1 = LaneKey { samples: key1.samples, bit: key1.frame_bit.wrapping_add(offset1), ..k0 };
+        this.value::<V, C>(&k1, segment0.as_ref(), min, extent)
     } else {
-        // Both keys in one segment (most poses) share all of it.
-        let (rate, segment_range) = if key1.rates == key0.rates { (rate, segment_range) } else { locate(key1) };
-        key_value::<V, C>(
-            key1.samples,
-            &rate,
-            key1.frame_bit.wrapping_add(offset1),
-            segment_range.as_ref(),
-            min,
-            extent,
-        )
+        this.value::<V, C>(&key(key1, offset1), segment(key1).as_ref(), min, extent)
     };
     (v0, v1)
-}
-
-/// The clip range (minimum, extent) of an animated sub-track of `list` (`C`
-/// components), whose integers are at byte `at`: on the list's grid.
-#[inline(always)]
-fn clip_range<V: Lanes, const C: usize>(clip: &Clip<'_>, list: TrackList, at: usize) -> (V, V) {
-    let grid =
-        Grid::<V>::of::<C>(clip.bytes, list.kind() == SubTrackKind::Rotation, clip.start(list).range_grid as usize);
-    (grid.apply(integers::<V, C>(clip.bytes, at)), grid.scale(integers::<V, C>(clip.bytes, at.wrapping_add(C << 1))))
 }
 
 /// The stored value of the constant sub-track of `bone` in list `L` (`C`
@@ -187,37 +208,27 @@ pub(crate) fn constant_value<V: Lanes, const L: usize, const C: usize>(clip: &Cl
     }
 }
 
-/// Which of the sub-tracks before `index` in its frame-directory block are rotations
-/// of four components (`from .. to`, empty when none): they store one more component
-/// each. Depends on the index alone, not on the segment.
+/// Bit offset of the quad at `place` inside a key frame of `key`'s segment: a
+/// frame-directory entry plus the bits of the sub-tracks from the first of its block
+/// (at most [`FRAME_BLOCK`] − 1 quads) to the quad's first. Every sub-track stores
+/// three components but the four-component rotations, which store one more.
 #[inline(always)]
-pub(crate) fn four_component_span(clip: &Clip<'_>, index: usize) -> (usize, usize) {
-    let start = (index / FRAME_BLOCK).wrapping_mul(FRAME_BLOCK);
-    let (r4, r4_end) = clip.rotation4_span();
-    (start.max(r4 as usize), index.min(r4_end as usize))
-}
-
-/// Bit offset of animated sub-track `index` inside a key frame of `key`'s segment:
-/// a frame-directory entry plus the bits of at most [`FRAME_BLOCK`] − 1 sub-tracks
-/// before it (`span4`: [`four_component_span`]).
-#[inline(always)]
-pub(crate) fn frame_offset_in(clip: &Clip<'_>, key: &Key<'_>, index: usize, span4: (usize, usize)) -> u64 {
+pub(crate) fn frame_offset_in(clip: &Clip<'_>, key: &Key<'_>, place: &Place) -> u64 {
     let bytes = clip.bytes;
-    let block = index / FRAME_BLOCK;
-    let start = block.wrapping_mul(FRAME_BLOCK);
-    let base = match block.checked_sub(1) {
-        Some(entry) => u32_at(bytes, key.directory.wrapping_add(entry << 2)).unwrap_or(0),
+    let base = match place.block.checked_sub(1) {
+        Some(entry) => u32_at(bytes, key.directory.wrapping_add((entry as usize) << 2)).unwrap_or(0),
         None => 0,
     };
-    // Every sub-track stores 3 components, except the rotations of `span4`.
-    let (from4, to4) = span4;
+    let (from, to) = (place.block_first as usize, place.first as usize);
+    let (r4, r4_end) = clip.rotation4_span();
+    let (from4, to4) = (from.max(r4 as usize), to.min(r4_end as usize));
     let extra = if from4 < to4 { rate_sum(bytes, key.rates, from4, to4) } else { 0 };
-    u64::from(base).wrapping_add(rate_sum(bytes, key.rates, start, index).wrapping_mul(3)).wrapping_add(extra)
+    u64::from(base).wrapping_add(rate_sum(bytes, key.rates, from, to).wrapping_mul(3)).wrapping_add(extra)
 }
 
-/// The sum of the bit rates `from .. to` (at most [`FRAME_BLOCK`] of them) of the
-/// rates at `rates`, eight bytes per step: bytes added in 16-bit lanes, which hold
-/// 256 rates of at most 32.
+/// The sum of the bit rates `from .. to` (at most [`FRAME_BLOCK`] quads of them, 256
+/// rates) of the rates at `rates`, eight bytes per step: bytes added in 16-bit lanes,
+/// which hold 256 rates of at most 32.
 #[inline(always)]
 fn rate_sum(bytes: &[u8], rates: usize, from: usize, to: usize) -> u64 {
     const EVEN: u64 = 0x00ff_00ff_00ff_00ff;

@@ -3,7 +3,7 @@
 
 use crate::format::clip::Clip;
 use crate::pose::subset::{self, Subset};
-use crate::pose::{bone, whole};
+use crate::pose::{animated, bone, whole};
 use crate::seek::Key;
 use crate::simd::{Job, Lanes};
 use crate::transform::Transform;
@@ -47,7 +47,7 @@ impl Job for KeptPart<'_, '_, '_> {
         if !self.filled {
             whole::statics::<V>(clip, self.out);
         }
-        whole::animated_part::<V>(clip, keys, alpha, self.out);
+        animated::animated_part::<V>(clip, keys, alpha, self.out);
     }
 }
 

@@ -5,6 +5,7 @@
 //! backend. [`lists`] holds what those share; [`interpolation`] gives
 //! the encoder the same arithmetic one value at a time.
 
+pub(crate) mod animated;
 pub(crate) mod bone;
 pub(crate) mod finish;
 pub mod interpolation;

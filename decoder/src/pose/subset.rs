@@ -47,13 +47,8 @@ struct Entry {
 #[derive(Clone, Copy, Debug)]
 struct Part {
     list: TrackList,
-    /// Its index among the animated sub-tracks.
-    index: u32,
-    /// Components stored by the animated sub-tracks before it.
-    before: u32,
-    /// The four-component rotations among the sub-tracks before it in its frame
-    /// directory block ([`bone::four_component_span`]).
-    span4: (u32, u32),
+    /// Where its data are.
+    place: bone::Place,
 }
 
 impl<const N: usize> Subset<N> {
@@ -74,7 +69,7 @@ impl<const N: usize> Subset<N> {
             }
             previous = Some(b);
             let bone = b as usize;
-            let unused = Part { list: TrackList::Rotation3, index: 0, before: 0, span4: (0, 0) };
+            let unused = Part { list: TrackList::Rotation3, place: bone::Place::default() };
             let (mut animated, mut count) = ([unused; 3], 0u8);
             let fixed = match in_place {
                 Some((ib, t)) if ib == bone => t,
@@ -82,11 +77,8 @@ impl<const N: usize> Subset<N> {
                     for list in TrackList::ALL {
                         if clip.lists.contains(bitset_index(true, list), bone) {
                             let rank = clip.lists.rank(bitset_index(true, list), bone);
-                            let index = clip.animated_start(list).wrapping_add(rank);
-                            let before = clip.animated_components_before(index);
-                            let (from4, to4) = bone::four_component_span(clip, index as usize);
                             if let Some(slot) = animated.get_mut(usize::from(count)) {
-                                *slot = Part { list, index, before, span4: (from4 as u32, to4 as u32) };
+                                *slot = Part { list, place: bone::Place::of(clip, list, rank) };
                                 count = count.wrapping_add(1);
                             }
                         }
@@ -130,15 +122,13 @@ impl<const N: usize> Subset<N> {
         for (entry, t) in self.entries.iter().zip(out.iter_mut()) {
             *t = entry.fixed;
             for part in entry.animated.iter().take(usize::from(entry.count)) {
-                let (index, before) = (part.index, part.before);
-                let span4 = (part.span4.0 as usize, part.span4.1 as usize);
                 if part.list == TrackList::Rotation4 {
-                    let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, part.list, index, before, span4);
+                    let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, part.list, &part.place);
                     t.rotation = finish_rotation(false, v0, v1, alpha).to_quat();
                     continue;
                 }
                 // The other lists store three components: one decode serves them all.
-                let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, part.list, index, before, span4);
+                let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, part.list, &part.place);
                 match part.list {
                     TrackList::Rotation3 => t.rotation = finish_rotation(true, v0, v1, alpha).to_quat(),
                     TrackList::Translation => {

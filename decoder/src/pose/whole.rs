@@ -7,12 +7,13 @@
 use crate::format::additive::Additive;
 use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
-use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
+use crate::pose::animated::animated_part;
+use crate::pose::finish::{finish_rotation, finish_rotations};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::values::{floats, integers, key_value, Grid, Rate, SegmentRange};
+use crate::unpack::values::{floats, integers, Grid};
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
 /// `bone_count` long; a shorter slice is filled as far as it goes): the parts that do
@@ -57,43 +58,10 @@ pub(crate) fn statics<V: Lanes>(clip: &Clip<'_>, out: &mut [Transform]) {
     constants::<V, SCALE, 3>(clip, out);
 }
 
-/// Writes the animated sub-tracks of every list at `keys` blended by `alpha` into
-/// `out`, and nothing else: the parts of a bone no animated sub-track covers keep
-/// what `out` holds.
-#[inline(always)]
-pub(crate) fn animated_part<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
-    // Both keys in one segment (every pose of a single-segment clip, and most of
-    // the others): they share bit rates and segment ranges, read once.
-    let same = keys[0].rates == keys[1].rates;
-    match (clip.segment_count > 1, same) {
-        (true, true) => animated_with::<V, true, true>(clip, keys, alpha, out),
-        (true, false) => animated_with::<V, true, false>(clip, keys, alpha, out),
-        (false, _) => animated_with::<V, false, true>(clip, keys, alpha, out),
-    }
-}
-
-/// [`animated_part`] for a clip with (`RANGED`) or without segment ranges, with both
-/// keys in one segment (`SAME`) or not.
-#[inline(always)]
-fn animated_with<V: Lanes, const RANGED: bool, const SAME: bool>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
-    alpha: f32,
-    out: &mut [Transform],
-) {
-    // Bit offsets of the next animated sub-track in each key frame: the sum of the
-    // bit rates before it, carried from list to list.
-    let mut bits = [keys[0].frame_bit, keys[1].frame_bit];
-    animated::<V, ROTATION3, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-    animated::<V, ROTATION4, 4, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-    animated::<V, TRANSLATION, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-    animated::<V, SCALE, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
-}
-
 /// The `len` bytes at `at`: always there in a validated clip (an empty slice
 /// otherwise, which decodes nothing).
 #[inline(always)]
-fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
+pub(crate) fn span(bytes: &[u8], at: usize, len: usize) -> &[u8] {
     bytes.get(at..at.saturating_add(len)).unwrap_or(&[])
 }
 
@@ -239,176 +207,4 @@ fn constant_rotations<V: Lanes, const C: usize>(
             t.rotation = q.to_quat();
         }
     }
-}
-
-/// The animated sub-tracks of list `L` (`C` components each) of a clip with
-/// (`RANGED`) or without segment ranges, the keys in one segment (`SAME`: key 1's
-/// bit rates and segment ranges are key 0's) or not; `bits` is where the list's
-/// samples start in each key frame, and where the next list's start on return.
-#[inline(always)]
-fn animated<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
-    clip: &Clip<'_>,
-    keys: &[Key<'_>; 2],
-    alpha: f32,
-    bits: &mut [u64; 2],
-    out: &mut [Transform],
-) {
-    let list = TrackList::from_index(L);
-    const { assert!(TrackList::from_index(L).components() as usize == C) };
-    let count = clip.count(true, list) as usize;
-    if count == 0 {
-        return;
-    }
-    let mut reader = ListReader::<V, C, RANGED, SAME>::new(clip, list, count, keys, alpha, *bits);
-    if list.kind() == SubTrackKind::Rotation {
-        let mut bones = clip.lists.bones(bitset_index(true, list));
-        // Four at a time, as plain values (no batch in memory): both key values of
-        // each, then the four finished together. Slots past the list's end name no bone (`usize::MAX`),
-        // so nothing is written for them.
-        let zero = V::splat(0.0);
-        let mut left = count;
-        while left > 0 {
-            let n = left.min(4);
-            left = left.wrapping_sub(n);
-            let (b0, a0, c0) = reader.slot(&mut bones, true, zero);
-            let (b1, a1, c1) = reader.slot(&mut bones, n > 1, zero);
-            let (b2, a2, c2) = reader.slot(&mut bones, n > 2, zero);
-            let (b3, a3, c3) = reader.slot(&mut bones, n > 3, zero);
-            let k0 = V::transpose([a0, a1, a2, a3]);
-            let k1 = V::transpose([c0, c1, c2, c3]);
-            let [q0, q1, q2, q3] = V::transpose(finish_rotations(C == 3, k0, k1, alpha));
-            for (q, bone) in [(q0, b0), (q1, b1), (q2, b2), (q3, b3)] {
-                if let Some(t) = out.get_mut(bone) {
-                    t.rotation = q.to_quat();
-                }
-            }
-        }
-    } else {
-        clip.lists.for_each_bone(bitset_index(true, list), |bone| {
-            let (v0, v1) = reader.next();
-            if let Some(t) = out.get_mut(bone) {
-                write::<V, L>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t);
-            }
-            true
-        });
-    }
-    *bits = [reader.bit0, reader.bit1];
-}
-
-/// Walks the animated sub-tracks of one list in storage order and decodes each one
-/// at both key frames. Everything a sub-track needs is read once for both keys:
-/// its clip range, and, when both keys lie in one segment (`SAME`), its bit rate
-/// and segment range.
-struct ListReader<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> {
-    bytes: &'b [u8],
-    /// The bytes each key's samples are in (the clip's, or a database tier chunk's).
-    samples0: &'b [u8],
-    samples1: &'b [u8],
-    /// Where the next sub-track's clip-range integers (`C` minimums, then `C`
-    /// extents) are.
-    range_at: usize,
-    /// The list's clip-range grid.
-    grid: Grid<V>,
-    /// Each key's bit rates, from the next sub-track on.
-    rates0: core::slice::Iter<'b, u8>,
-    rates1: core::slice::Iter<'b, u8>,
-    /// Each key's segment range bytes, from the next sub-track's on (to the end of
-    /// the buffer, so that a sub-track's bytes load in one 8-byte read).
-    segment0: &'b [u8],
-    segment1: &'b [u8],
-    /// Bit offset of the next sub-track's samples in each key frame.
-    bit0: u64,
-    bit1: u64,
-    interpolate: bool,
-    _lanes: core::marker::PhantomData<V>,
-}
-
-impl<'b, V: Lanes, const C: usize, const RANGED: bool, const SAME: bool> ListReader<'b, V, C, RANGED, SAME> {
-    #[inline(always)]
-    fn new(clip: &Clip<'b>, list: TrackList, count: usize, keys: &[Key<'b>; 2], alpha: f32, bits: [u64; 2]) -> Self {
-        let bytes = clip.bytes;
-        let [key0, key1] = keys;
-        // Every span below is inside a section validation checked; nothing wraps.
-        let start = clip.start(list);
-        let index = start.animated_index as usize;
-        let before = start.animated_components as usize;
-        let grid = Grid::of::<C>(bytes, list.kind() == SubTrackKind::Rotation, start.range_grid as usize);
-        let rest = |at: usize| if RANGED { bytes.get(at..).unwrap_or(&[]) } else { &[] };
-        ListReader {
-            bytes,
-            samples0: key0.samples,
-            samples1: key1.samples,
-            range_at: clip.ranges_offset.wrapping_add(before << 2),
-            grid,
-            rates0: span(bytes, key0.rates.wrapping_add(index), count).iter(),
-            rates1: span(bytes, key1.rates.wrapping_add(index), if SAME { 0 } else { count }).iter(),
-            segment0: rest(key0.segment_ranges.wrapping_add(before << 1)),
-            segment1: if SAME { &[] } else { rest(key1.segment_ranges.wrapping_add(before << 1)) },
-            bit0: bits[0],
-            bit1: bits[1],
-            interpolate: alpha != 0.0,
-            _lanes: core::marker::PhantomData,
-        }
-    }
-
-    /// One slot of a group of four rotations: when `live`, the next bone of `bones`
-    /// and the next sub-track's key values; otherwise no bone (`usize::MAX`) and
-    /// `zero`.
-    #[inline(always)]
-    fn slot(&mut self, bones: &mut impl Iterator<Item = usize>, live: bool, zero: V) -> (usize, V, V) {
-        if live {
-            let bone = bones.next().unwrap_or(usize::MAX);
-            let (v0, v1) = self.next();
-            (bone, v0, v1)
-        } else {
-            (usize::MAX, zero, zero)
-        }
-    }
-
-    /// The next sub-track's values at key 0 and key 1 (key 0's again when the
-    /// weight is 0). Called at most once per sub-track of the list (past its end, the
-    /// values would be zero).
-    #[inline(always)]
-    fn next(&mut self) -> (V, V) {
-        let rate0 = self.rates0.next().copied().unwrap_or(0);
-        let rate1 = if SAME { rate0 } else { self.rates1.next().copied().unwrap_or(0) };
-        // A sub-track's integers load in one 16-byte read.
-        let (lo, extent) = match self.bytes.get(self.range_at..).and_then(|b| b.first_chunk::<16>()) {
-            // Lane 3 of a three-component range holds another integer: the grid's
-            // lane-3 step and base are 0.
-            Some(w) => V::from_halves_pair::<C>(w),
-            // The last sub-track of a buffer ending right after it.
-            None => range_integers_at_end::<V, C>(self.bytes, self.range_at),
-        };
-        let (min, extent) = (self.grid.apply(lo), self.grid.scale(extent));
-        self.range_at = self.range_at.wrapping_add(C << 2);
-        let segment0 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment0));
-        let prepared0 = Rate::<V>::new::<C>(rate0);
-        let v0 = key_value::<V, C>(self.samples0, &prepared0, self.bit0, segment0.as_ref(), min, extent);
-        let v1 = if !self.interpolate {
-            v0
-        } else if SAME {
-            key_value::<V, C>(self.samples1, &prepared0, self.bit1, segment0.as_ref(), min, extent)
-        } else {
-            let segment1 = RANGED.then(|| SegmentRange::<V>::from_bytes::<C>(self.segment1));
-            key_value::<V, C>(self.samples1, &Rate::new::<C>(rate1), self.bit1, segment1.as_ref(), min, extent)
-        };
-        self.bit0 = self.bit0.wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
-        self.bit1 = self.bit1.wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
-        if RANGED {
-            self.segment0 = self.segment0.get(C << 1..).unwrap_or(&[]);
-            if !SAME {
-                self.segment1 = self.segment1.get(C << 1..).unwrap_or(&[]);
-            }
-        }
-        (v0, v1)
-    }
-}
-
-/// A clip range's integers (minimums, extents) at `at` when fewer than 16 bytes
-/// follow them in the buffer.
-#[cold]
-#[inline(never)]
-fn range_integers_at_end<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> (V, V) {
-    (integers::<V, C>(bytes, at), integers::<V, C>(bytes, at.wrapping_add(C << 1)))
 }

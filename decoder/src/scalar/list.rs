@@ -7,7 +7,7 @@ use crate::format::bytes::{aligned_section, f32_at, u32_at};
 use crate::format::clip::{read_header, validate_segments, SegmentShape};
 use crate::format::{
     self, ClipHeader, Looping, ScalarDescription, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, KIND_SCALAR_TRACKS, MAX_BONES,
-    MAX_SAMPLES, MAX_SEGMENT_LEN, MINOR_METADATA_RECORDS, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
+    MAX_SAMPLES, MAX_SEGMENT_LEN, SCALAR_DESCRIPTION_SIZE, SCALAR_REMAP, SEGMENT_ENTRY_SIZE,
 };
 use crate::scalar::kind::ScalarType;
 use crate::scalar::metadata::ScalarMetadata;
@@ -25,7 +25,7 @@ pub struct ScalarClip<'a> {
     /// the tracks are remapped.
     sets: usize,
     remap: Option<usize>,
-    animated_count: u32,
+    pub(crate) animated_count: u32,
     frame_directory_len: u32,
     metadata: Option<ScalarMetadata<'a>>,
 }
@@ -40,8 +40,7 @@ impl<'a> ScalarClip<'a> {
             return Err(Error::UnsupportedKind(header.kind));
         }
         let flags = header.flags.get();
-        let minor = header.version_minor.get();
-        let known = if minor >= MINOR_METADATA_RECORDS { FLAG_LOOP_WRAP | FLAG_HAS_METADATA } else { FLAG_LOOP_WRAP };
+        let known = FLAG_LOOP_WRAP | FLAG_HAS_METADATA;
         if flags & !known != 0 {
             return Err(Error::UnknownFlags(flags & !known));
         }
@@ -144,7 +143,7 @@ impl<'a> ScalarClip<'a> {
                 return Err(Error::BadValue(Section::Ranges));
             }
         }
-        let frame_directory_len = format::frame_directory_len(animated_count as usize) as u32;
+        let frame_directory_len = format::frame_directory_len(format::quad_count([animated_count as usize])) as u32;
         let ranged = if segment_count > 1 { u64::from(animated_count).saturating_mul(c.saturating_mul(2)) } else { 0 };
         let shape = SegmentShape {
             segments_offset: header.segments_offset.get(),
@@ -152,6 +151,7 @@ impl<'a> ScalarClip<'a> {
             sample_count: samples,
             segment_len,
             animated_count,
+            list_counts: [animated_count, 0, 0, 0],
             frame_directory_len,
             header_len: u64::from(frame_directory_len).saturating_add(u64::from(animated_count)).saturating_add(ranged),
             holes: false,

@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::format::bytes::{f32_at, read_bits};
+use crate::format::QUAD_LANES;
 use crate::scalar::list::ScalarClip;
 use crate::seek::{Key, Position};
 use crate::unpack::quantization::decode_components;
@@ -82,23 +83,55 @@ impl<'a> ScalarSampler<'a> {
                 let extent: [f32; 4] =
                     core::array::from_fn(|m| if m < c { component(c.saturating_add(m)) } else { 0.0 });
                 range_at = range_at.saturating_add(c << 3);
+                // Its quad (format-spec/segments.md, Quads): tracks `first .. first + n`
+                // of the animated ones, whose bits lie together by component.
+                let lane = animated & (QUAD_LANES - 1);
+                let first = animated.wrapping_sub(lane);
+                let n = (clip.animated_count as usize).saturating_sub(first).min(QUAD_LANES);
                 let mut keys = [[0.0f32; 4]; 2];
-                for ((key, bit), v) in [key0, key1].into_iter().zip(bits.iter_mut()).zip(keys.iter_mut()) {
-                    let rate = bytes.get(key.rates.saturating_add(animated)).copied().unwrap_or(0);
+                for ((key, bit), v) in [key0, key1].into_iter().zip(bits.iter()).zip(keys.iter_mut()) {
+                    let rate_of =
+                        |j: usize| bytes.get(key.rates.saturating_add(first).saturating_add(j)).copied().unwrap_or(0);
+                    let rate = rate_of(lane);
+                    // A component's bits in the quad, and this lane's place among them.
+                    let width: u64 = (0..n).map(|j| u64::from(rate_of(j))).sum();
+                    let before: u64 = (0..lane).map(|j| u64::from(rate_of(j))).sum();
                     let segment = ranged.then(|| {
-                        let at = key.segment_ranges.saturating_add(animated.saturating_mul(c << 1));
+                        let at = key.segment_ranges.saturating_add(first.saturating_mul(c << 1));
                         let byte = |i: usize| bytes.get(at.saturating_add(i)).copied().unwrap_or(0);
-                        core::array::from_fn(|m| if m < c { (byte(m), byte(c.saturating_add(m))) } else { (0, 0) })
+                        core::array::from_fn(|m| {
+                            if m < c {
+                                let lo = m.wrapping_mul(n).wrapping_add(lane);
+                                (byte(lo), byte(c.wrapping_mul(n).wrapping_add(lo)))
+                            } else {
+                                (0, 0)
+                            }
+                        })
                     });
                     let stored: [u32; 4] = core::array::from_fn(|m| {
                         if m < c && rate != 0 {
-                            read_bits(bytes, bit.saturating_add((m as u64).saturating_mul(u64::from(rate))), rate)
+                            read_bits(
+                                bytes,
+                                bit.saturating_add((m as u64).saturating_mul(width)).saturating_add(before),
+                                rate,
+                            )
                         } else {
                             0
                         }
                     });
                     *v = decode_components(rate, stored, segment, min, extent);
-                    *bit = bit.saturating_add(u64::from(rate).saturating_mul(c as u64));
+                }
+                // Past a quad's last lane: its bits, for each key.
+                if lane.wrapping_add(1) == n {
+                    for (key, bit) in [key0, key1].into_iter().zip(bits.iter_mut()) {
+                        let width: u64 = (0..n)
+                            .map(|j| {
+                                let at = key.rates.saturating_add(first).saturating_add(j);
+                                u64::from(bytes.get(at).copied().unwrap_or(0))
+                            })
+                            .sum();
+                        *bit = bit.saturating_add(width.saturating_mul(c as u64));
+                    }
                 }
                 let [v0, v1] = keys;
                 for ((v, a), b) in value.iter_mut().zip(v0).zip(v1).take(c) {

@@ -1,7 +1,8 @@
 //! The x86_64 backend for CPUs with AVX2, chosen at run time: the SSE2 backend's code
 //! compiled a second time with AVX2 (and BMI1, BMI2, POPCNT) enabled, so that the
 //! compiler encodes it with VEX instructions (three operands, fewer moves) and uses
-//! the bit instructions those extensions add. The arithmetic is the same IEEE-754
+//! the bit instructions those extensions add, and a quad's lanes placed by AVX2's
+//! per-lane shifts ([`F32x4::fields`]). The arithmetic is the same IEEE-754
 //! operations in the same order (FMA stays off), so the bits are the SSE2 backend's.
 //!
 //! Which CPU runs is known only at run time: [`detect`] asks CPUID once (cached) and
@@ -9,7 +10,11 @@
 
 #![allow(unsafe_code)]
 
-use super::{sse2, Job};
+use core::arch::x86_64::*;
+
+use glam::Quat;
+
+use super::{sse2, Job, Lanes};
 
 #[cfg(not(miri))]
 cpufeatures::new!(cpuid_avx2, "avx2", "bmi1", "bmi2", "popcnt");
@@ -45,5 +50,135 @@ pub(crate) fn run<J: Job>(detected: Detected, job: J) -> J::Output {
 /// The CPU supports AVX2, BMI1, BMI2 and POPCNT.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 unsafe fn run_avx2<J: Job>(job: J) -> J::Output {
-    job.run::<sse2::F32x4>()
+    job.run::<F32x4>()
+}
+
+/// The SSE2 backend's vectors, with the operations AVX2 does better. Only
+/// [`run_avx2`] decodes with them, so their AVX2 instructions only ever run on a CPU
+/// [`detect`] confirmed.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub(crate) struct F32x4(sse2::F32x4);
+
+impl Lanes for F32x4 {
+    /// Each lane's place in a 64-bit lane of a 256-bit register, for
+    /// `_mm256_srlv_epi64`.
+    type Places = __m256i;
+    #[inline(always)]
+    fn places(word: u32) -> __m256i {
+        // SAFETY: these vectors are used only inside `run_avx2`, which runs only on a
+        // CPU `detect` confirmed to execute AVX2; register-only intrinsics (bytes
+        // widened to 64-bit lanes, then kept below 64).
+        unsafe { _mm256_and_si256(_mm256_cvtepu8_epi64(_mm_cvtsi32_si128(word as i32)), _mm256_set1_epi64x(63)) }
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: __m256i, masks: Self) -> Self {
+        // SAFETY: as in `places` (AVX2, inside `run_avx2` only); register-only
+        // intrinsics. `_mm256_srlv_epi64` shifts each 64-bit lane by its own count;
+        // the permutation gathers the low 32 bits of each lane into the low half.
+        F32x4(sse2::F32x4(unsafe {
+            let shifted = _mm256_srlv_epi64(_mm256_set1_epi64x(word as i64), places);
+            let low = _mm256_permutevar8x32_epi32(shifted, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+            _mm_and_ps(_mm_castsi128_ps(_mm256_castsi256_si128(low)), masks.0 .0)
+        }))
+    }
+    #[inline(always)]
+    fn rate_masks(rates: u32) -> Self {
+        // SAFETY: as in `places`; register-only intrinsics. `_mm_srlv_epi32` gives 0
+        // for a count of 32 or more: all ones shifted right by `32 − r` is `2^r − 1`
+        // for every r from 0 to 32.
+        F32x4(sse2::F32x4(unsafe {
+            let r = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(rates as i32));
+            let shift = _mm_sub_epi32(_mm_set1_epi32(32), r);
+            _mm_castsi128_ps(_mm_srlv_epi32(_mm_set1_epi32(-1), shift))
+        }))
+    }
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        F32x4(sse2::F32x4::splat(v))
+    }
+    #[inline(always)]
+    fn to_array(self) -> [f32; 4] {
+        self.0.to_array()
+    }
+    #[inline(always)]
+    fn from_le_bytes(b: &[u8; 16]) -> Self {
+        F32x4(sse2::F32x4::from_le_bytes(b))
+    }
+    #[inline(always)]
+    fn from_le_bytes12(b: &[u8; 12]) -> Self {
+        F32x4(sse2::F32x4::from_le_bytes12(b))
+    }
+    #[inline(always)]
+    fn from_u32(q: [u32; 4]) -> Self {
+        F32x4(sse2::F32x4::from_u32(q))
+    }
+    #[inline(always)]
+    fn from_bits(q: [u32; 4]) -> Self {
+        F32x4(sse2::F32x4::from_bits(q))
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        F32x4(self.0.integers_to_floats())
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        F32x4(self.0.add(o.0))
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        F32x4(self.0.sub(o.0))
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        F32x4(self.0.mul(o.0))
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        F32x4(self.0.div(o.0))
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        F32x4(self.0.sqrt())
+    }
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        F32x4(self.0.and(o.0))
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        F32x4(self.0.xor(o.0))
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        F32x4(self.0.gt(o.0))
+    }
+    #[inline(always)]
+    fn lt(self, o: Self) -> Self {
+        F32x4(self.0.lt(o.0))
+    }
+    #[inline(always)]
+    fn select(mask: Self, a: Self, b: Self) -> Self {
+        F32x4(sse2::F32x4::select(mask.0, a.0, b.0))
+    }
+    #[inline(always)]
+    fn from_bytes(word: u32) -> Self {
+        F32x4(sse2::F32x4::from_bytes(word))
+    }
+    #[inline(always)]
+    fn from_halves(word: u64) -> Self {
+        F32x4(sse2::F32x4::from_halves(word))
+    }
+    #[inline(always)]
+    fn transpose(rows: [Self; 4]) -> [Self; 4] {
+        sse2::F32x4::transpose(rows.map(|r| r.0)).map(F32x4)
+    }
+    #[inline(always)]
+    fn deinterleave3(v: [Self; 3]) -> [Self; 3] {
+        sse2::F32x4::deinterleave3(v.map(|r| r.0)).map(F32x4)
+    }
+    #[inline(always)]
+    fn to_quat(self) -> Quat {
+        self.0.to_quat()
+    }
 }

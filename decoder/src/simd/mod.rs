@@ -147,17 +147,30 @@ pub(crate) trait Lanes: Copy {
     fn from_u32(q: [u32; 4]) -> Self;
     /// Bit patterns read as `f32`.
     fn from_bits(q: [u32; 4]) -> Self;
-    /// Four fields of `b` bits (1 to 24) packed back to back in `word` from bit 0,
-    /// least significant first: lane `i` is bits `i·b ..` of `word` (shifted right by
-    /// `i·b`, so bits past 64 read as zero) ANDed with lane `i` of `mask` (as bits),
-    /// then converted to `f32` (exactly: `mask` keeps at most 24 bits).
+    /// Where each lane's field starts in a 64-bit word, in the form
+    /// [`Lanes::fields`] takes: prepared once per quad and segment
+    /// ([`Lanes::places`]), then used for every component of both key frames.
+    type Places: Copy;
+    /// The places of the four lanes, byte `i` of `word` for lane `i` (each below 64).
+    fn places(word: u32) -> Self::Places;
+    /// Four fields of `word`, as bit patterns: lane `i` is `word` shifted right by
+    /// its place (see [`Lanes::places`]), its low 32 bits ANDed with lane `i` of
+    /// `masks` (as bits). A quad's lanes of one component, each at its own place and
+    /// rate (format-spec/segments.md, Quads).
+    fn fields(word: u64, places: Self::Places, masks: Self) -> Self;
+    /// Lane `i`: `2^r − 1` as bits, where `r` is byte `i` of `rates` (0 for rate 0,
+    /// every bit for 32 or more): the field mask of each lane of a quad.
     #[inline(always)]
-    fn unpack(word: u64, b: u32, mask: Self) -> Self {
-        let m = mask.to_array().map(f32::to_bits);
-        let field = |i: u32| word.checked_shr(i.wrapping_mul(b)).unwrap_or(0) as u32;
-        let [m0, m1, m2, m3] = m;
-        Self::from_u32([field(0) & m0, field(1) & m1, field(2) & m2, field(3) & m3])
+    fn rate_masks(rates: u32) -> Self {
+        Self::from_bits(rates.to_le_bytes().map(|r| match r {
+            0 => 0,
+            1..=31 => u32::MAX >> (32u8.wrapping_sub(r) & 31),
+            _ => u32::MAX,
+        }))
     }
+    /// The lanes' bit patterns read as integers below 2²⁴ and converted to `f32`
+    /// (exactly).
+    fn integers_to_floats(self) -> Self;
     /// Lane-wise `self + o`.
     fn add(self, o: Self) -> Self;
     /// Lane-wise `self - o`.
@@ -183,25 +196,6 @@ pub(crate) trait Lanes: Copy {
     /// The four 16-bit halves of `word` (little-endian), one per lane, as `f32` 0 to
     /// 65535 (quantised constants and clip ranges).
     fn from_halves(word: u64) -> Self;
-    /// Two runs of four 16-bit little-endian integers of the 16 bytes `b`, as `f32`
-    /// lanes: integers 0 to 3, and integers `C` to `C + 3` (`C` is 3 or 4: a clip
-    /// range's `C` minimums and `C` extents in one load).
-    #[inline(always)]
-    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
-        let h = |i: usize| {
-            let at = i.wrapping_mul(2);
-            match (b.get(at), b.get(at.wrapping_add(1))) {
-                (Some(&l), Some(&h)) => f32::from(u16::from_le_bytes([l, h])),
-                _ => 0.0,
-            }
-        };
-        let run = |from: usize| {
-            Self::from_bits(
-                [h(from), h(from.wrapping_add(1)), h(from.wrapping_add(2)), h(from.wrapping_add(3))].map(f32::to_bits),
-            )
-        };
-        (run(0), run(C))
-    }
     /// Rows become columns: four `x, y, z, w` vectors become the vector of their
     /// `x`, of their `y`, … (and back).
     fn transpose(rows: [Self; 4]) -> [Self; 4];
@@ -254,24 +248,6 @@ mod tests {
         assert!(got.iter().zip(&want).all(|(&g, &w)| same(g, w)));
     }
 
-    /// Pairs of runs of 16-bit integers agree with the scalar backend and the
-    /// definition.
-    #[test]
-    fn native_halves_pairs_match_the_definition() {
-        let b: [u8; 16] = core::array::from_fn(|i| (i as u8).wrapping_mul(37).wrapping_add(5));
-        let h = |i: usize| f32::from(u16::from_le_bytes([b[2 * i], b[2 * i + 1]]));
-        for c in [3usize, 4] {
-            let want = ([0, 1, 2, 3].map(h), [0, 1, 2, 3].map(|i| h(c + i)));
-            let (native, scalar) = if c == 3 {
-                (Native::from_halves_pair::<3>(&b), scalar::F32x4::from_halves_pair::<3>(&b))
-            } else {
-                (Native::from_halves_pair::<4>(&b), scalar::F32x4::from_halves_pair::<4>(&b))
-            };
-            assert_eq!((native.0.to_array(), native.1.to_array()), want);
-            assert_eq!((scalar.0.to_array(), scalar.1.to_array()), want);
-        }
-    }
-
     /// Widening 16-bit halves agrees with the scalar backend and the definition.
     #[test]
     fn native_halves_match_the_definition() {
@@ -285,23 +261,28 @@ mod tests {
     /// Unpacking bit fields agrees with the scalar backend and with the definition,
     /// for every rate, three- and four-lane masks, and fields reaching past bit 64.
     #[test]
-    fn native_unpack_matches_the_definition() {
+    fn native_fields_match_the_definition() {
         let mut word = 0x9e37_79b9_7f4a_7c15u64;
-        for b in 1u32..=24 {
-            let m = (1u32 << b) - 1;
-            for lanes in [[m, m, m, 0], [m; 4]] {
-                for _ in 0..64 {
-                    word = word.rotate_left(17).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1234_5678;
-                    let got = Native::unpack(word, b, Native::from_bits(lanes)).to_array().map(f32::to_bits);
-                    let reference =
-                        scalar::F32x4::unpack(word, b, scalar::F32x4::from_bits(lanes)).to_array().map(f32::to_bits);
-                    let want: [u32; 4] = core::array::from_fn(|i| {
-                        let field = word.checked_shr(i as u32 * b).unwrap_or(0) as u32;
-                        ((field & lanes[i]) as f32).to_bits()
-                    });
-                    assert_eq!(got, want, "word {word:#x} bits {b}");
-                    assert_eq!(reference, want, "word {word:#x} bits {b}");
-                }
+        for rates in [[1u32, 2, 3, 4], [24, 24, 9, 0], [32, 7, 0, 16], [0; 4], [32, 24, 7, 0]] {
+            let masks = rates.map(|r| if r == 0 { 0 } else { u32::MAX >> (32 - r) });
+            let packed_rates = u32::from_le_bytes(rates.map(|r| r as u8));
+            assert_eq!(Native::rate_masks(packed_rates).to_array().map(f32::to_bits), masks, "{rates:?}");
+            assert_eq!(scalar::F32x4::rate_masks(packed_rates).to_array().map(f32::to_bits), masks, "{rates:?}");
+            let places = [0, rates[0], rates[0] + rates[1], rates[0] + rates[1] + rates[2]];
+            for _ in 0..64 {
+                word = word.rotate_left(17).wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x1234_5678;
+                let want: [u32; 4] = core::array::from_fn(|i| (word >> places[i]) as u32 & masks[i]);
+                let packed = u32::from_le_bytes(places.map(|p| p as u8));
+                let got = Native::fields(word, Native::places(packed), Native::from_bits(masks));
+                let got = got.to_array().map(f32::to_bits);
+                let reference =
+                    scalar::F32x4::fields(word, scalar::F32x4::places(packed), scalar::F32x4::from_bits(masks));
+                assert_eq!(got, want, "word {word:#x} rates {rates:?}");
+                assert_eq!(reference.to_array().map(f32::to_bits), want, "word {word:#x} rates {rates:?}");
+                // Integers of up to 24 bits convert exactly.
+                let small = want.map(|q| q & 0x00ff_ffff);
+                let converted = Native::from_bits(small).integers_to_floats().to_array();
+                assert_eq!(converted, small.map(|q| q as f32));
             }
         }
     }

@@ -77,22 +77,48 @@ impl Lanes for F32x4 {
         // SAFETY: NEON baseline; `q` is 16 readable bytes.
         lanes(unsafe { vld1q_u32(q.as_ptr()) })
     }
+    /// Each lane's place as a negative shift count (`vshlq_u64` shifts right by
+    /// negative counts), lanes 0 and 1, then 2 and 3.
+    type Places = [int64x2_t; 2];
     #[inline(always)]
-    fn unpack(word: u64, b: u32, mask: Self) -> Self {
-        let b = i64::from(b);
+    fn places(word: u32) -> [int64x2_t; 2] {
+        let [p0, p1, p2, p3] = word.to_le_bytes().map(|p| i64::from(p & 63).wrapping_neg());
+        // SAFETY: NEON baseline; register-only intrinsics.
+        unsafe {
+            [
+                vcombine_s64(vcreate_s64(p0 as u64), vcreate_s64(p1 as u64)),
+                vcombine_s64(vcreate_s64(p2 as u64), vcreate_s64(p3 as u64)),
+            ]
+        }
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: [int64x2_t; 2], masks: Self) -> Self {
+        let [p01, p23] = places;
         // SAFETY: NEON baseline; register-only intrinsics. `vshlq_u64` shifts each
-        // 64-bit lane by a signed count, negative counts shifting right (64 or more:
-        // zero, like `checked_shr`); `vuzp1q_u32` keeps the low 32 bits of each lane.
-        F32x4(unsafe {
+        // 64-bit lane by a signed count, negative counts shifting right;
+        // `vuzp1q_u32` keeps the low 32 bits of each lane.
+        lanes(unsafe {
             let w = vdupq_n_u64(word);
-            let s01 = vshlq_u64(w, vcombine_s64(vcreate_s64(0), vcreate_s64(b.wrapping_neg() as u64)));
-            let s23 = vshlq_u64(
-                w,
-                vcombine_s64(vcreate_s64(b.wrapping_mul(-2) as u64), vcreate_s64(b.wrapping_mul(-3) as u64)),
-            );
-            let fields = vuzp1q_u32(vreinterpretq_u32_u64(s01), vreinterpretq_u32_u64(s23));
-            vcvtq_f32_u32(vandq_u32(fields, bits(mask.0)))
+            let fields = vuzp1q_u32(vreinterpretq_u32_u64(vshlq_u64(w, p01)), vreinterpretq_u32_u64(vshlq_u64(w, p23)));
+            vandq_u32(fields, bits(masks.0))
         })
+    }
+    #[inline(always)]
+    fn rate_masks(rates: u32) -> Self {
+        // SAFETY: NEON baseline; register-only intrinsics: bytes widened to 32 bits;
+        // all ones shifted by `r − 32` (a right shift by `32 − r`; 0 for 32 or more,
+        // which `vshlq_u32` gives for r = 0) is `2^r − 1` for r from 0 to 32.
+        lanes(unsafe {
+            let b = vcreate_u8(u64::from(rates));
+            let r = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
+            vshlq_u32(vdupq_n_u32(u32::MAX), vsubq_s32(r, vdupq_n_s32(32)))
+        })
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        // SAFETY: NEON baseline; register-only intrinsic (integers below 2²⁴ convert
+        // exactly).
+        F32x4(unsafe { vcvtq_f32_u32(bits(self.0)) })
     }
     #[inline(always)]
     fn add(self, o: Self) -> Self {
@@ -158,18 +184,6 @@ impl Lanes for F32x4 {
         // SAFETY: NEON baseline; register-only intrinsics: halves widened to 32 bits,
         // then converted (exact: 0 to 65535).
         F32x4(unsafe { vcvtq_f32_u32(vmovl_u16(vcreate_u16(word))) })
-    }
-    #[inline(always)]
-    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
-        // SAFETY: NEON baseline; `b` is 16 readable bytes, loaded as bytes and
-        // reinterpreted (little-endian targets); the rest are register-only
-        // intrinsics: integers widened to 32 bits (the second run moved down by `C`
-        // integers first), then converted (exact).
-        unsafe {
-            let v = vreinterpretq_u16_u8(vld1q_u8(b.as_ptr()));
-            let second = if C == 4 { vget_high_u16(v) } else { vget_low_u16(vextq_u16::<3>(v, v)) };
-            (F32x4(vcvtq_f32_u32(vmovl_u16(vget_low_u16(v)))), F32x4(vcvtq_f32_u32(vmovl_u16(second))))
-        }
     }
     #[inline(always)]
     fn transpose(rows: [Self; 4]) -> [Self; 4] {

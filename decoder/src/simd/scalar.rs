@@ -38,6 +38,20 @@ fn mask(b: bool) -> f32 {
 }
 
 impl Lanes for F32x4 {
+    type Places = [u32; 4];
+    #[inline(always)]
+    fn places(word: u32) -> [u32; 4] {
+        word.to_le_bytes().map(|p| u32::from(p) & 63)
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: [u32; 4], masks: Self) -> Self {
+        let m = masks.0.map(f32::to_bits);
+        let field = |i: usize| {
+            let place = places.get(i).copied().unwrap_or(0) & 63;
+            f32::from_bits((word >> place) as u32 & m.get(i).copied().unwrap_or(0))
+        };
+        F32x4([field(0), field(1), field(2), field(3)])
+    }
     #[inline(always)]
     fn splat(v: f32) -> Self {
         F32x4([v; 4])
@@ -61,6 +75,10 @@ impl Lanes for F32x4 {
     #[inline(always)]
     fn from_bits(q: [u32; 4]) -> Self {
         F32x4(q.map(f32::from_bits))
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        F32x4(self.0.map(|v| v.to_bits() as f32))
     }
     #[inline(always)]
     fn add(self, o: Self) -> Self {

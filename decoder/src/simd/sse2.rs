@@ -23,7 +23,7 @@ pub(crate) fn prefetch(byte: &u8) {
 /// Four `f32` lanes in an SSE register.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
-pub(crate) struct F32x4(__m128);
+pub(crate) struct F32x4(pub(crate) __m128);
 
 impl Lanes for F32x4 {
     #[inline(always)]
@@ -65,21 +65,32 @@ impl Lanes for F32x4 {
         // SAFETY: SSE2 baseline; `q` is 16 readable bytes.
         F32x4(unsafe { _mm_castsi128_ps(_mm_loadu_si128(q.as_ptr().cast::<__m128i>())) })
     }
+    /// Each lane's place as a shift count (`_mm_srl_epi64` takes its count from a
+    /// register's low 64 bits).
+    type Places = [__m128i; 4];
     #[inline(always)]
-    fn unpack(word: u64, b: u32, mask: Self) -> Self {
+    fn places(word: u32) -> [__m128i; 4] {
+        // SAFETY: SSE2 baseline; register-only intrinsic.
+        word.to_le_bytes().map(|p| unsafe { _mm_cvtsi32_si128(i32::from(p & 63)) })
+    }
+    #[inline(always)]
+    fn fields(word: u64, places: [__m128i; 4], masks: Self) -> Self {
         // SAFETY: SSE2 baseline; register-only intrinsics. `_mm_srl_epi64` shifts the
-        // 64-bit lanes by the count in the low 64 bits of its second operand (zero for
-        // 64 or more, like `checked_shr`); only lane 0 (`word`) is used.
+        // 64-bit lanes by the count in the low 64 bits of its second operand (below
+        // 64); only lane 0 (`word`) is used.
         unsafe {
             let w = _mm_cvtsi64_si128(word as i64);
-            let count = |n: u32| _mm_cvtsi32_si128(n as i32);
-            let s1 = _mm_srl_epi64(w, count(b));
-            let s2 = _mm_srl_epi64(w, count(b.wrapping_mul(2)));
-            let s3 = _mm_srl_epi64(w, count(b.wrapping_mul(3)));
-            // Low 32 bits of each: w, s1, s2, s3.
-            let fields = _mm_unpacklo_epi64(_mm_unpacklo_epi32(w, s1), _mm_unpacklo_epi32(s2, s3));
-            F32x4(_mm_cvtepi32_ps(_mm_and_si128(fields, _mm_castps_si128(mask.0))))
+            let [p0, p1, p2, p3] = places.map(|p| _mm_srl_epi64(w, p));
+            // Low 32 bits of each shifted word, in lane order.
+            let fields = _mm_unpacklo_epi64(_mm_unpacklo_epi32(p0, p1), _mm_unpacklo_epi32(p2, p3));
+            F32x4(_mm_castsi128_ps(_mm_and_si128(fields, _mm_castps_si128(masks.0))))
         }
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        // SAFETY: SSE2 baseline; register-only intrinsics. Integers below 2²⁴ are
+        // positive as `i32` and convert exactly.
+        F32x4(unsafe { _mm_cvtepi32_ps(_mm_castps_si128(self.0)) })
     }
     #[inline(always)]
     fn add(self, o: Self) -> Self {
@@ -148,19 +159,6 @@ impl Lanes for F32x4 {
         unsafe {
             let h = _mm_cvtsi64_si128(word as i64);
             F32x4(_mm_cvtepi32_ps(_mm_unpacklo_epi16(h, _mm_setzero_si128())))
-        }
-    }
-    #[inline(always)]
-    fn from_halves_pair<const C: usize>(b: &[u8; 16]) -> (Self, Self) {
-        // SAFETY: SSE2 baseline; `b` is 16 readable bytes, loaded unaligned; the rest
-        // are register-only intrinsics: integers widened to 32 bits with zeros (the
-        // second run shifted down by `C` integers first), then converted (exact).
-        unsafe {
-            let v = _mm_loadu_si128(b.as_ptr().cast::<__m128i>());
-            let zero = _mm_setzero_si128();
-            let second =
-                if C == 4 { _mm_unpackhi_epi16(v, zero) } else { _mm_unpacklo_epi16(_mm_srli_si128::<6>(v), zero) };
-            (F32x4(_mm_cvtepi32_ps(_mm_unpacklo_epi16(v, zero))), F32x4(_mm_cvtepi32_ps(second)))
         }
     }
     #[inline(always)]

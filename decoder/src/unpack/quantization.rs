@@ -8,7 +8,7 @@
 
 use crate::simd::scalar::F32x4;
 use crate::simd::Lanes;
-use crate::unpack::values::{dequantize, flat, rebuild_w, SegmentRange, MAXIMA};
+use crate::unpack::values::{dequantize, flat, rebuild_w, SegmentRange, RECIPROCALS};
 
 /// Lane 0 of `v`.
 #[inline(always)]
@@ -40,8 +40,8 @@ pub fn decode_component(
     if bits == 0 {
         first(flat(segment.as_ref(), min, extent))
     } else {
-        let max = MAXIMA.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
-        first(dequantize(F32x4::from_u32([stored; 4]), F32x4::splat(max), segment.as_ref(), min, extent))
+        let scale = RECIPROCALS.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
+        first(dequantize(F32x4::from_u32([stored; 4]), F32x4::splat(scale), segment.as_ref(), min, extent))
     }
 }
 
@@ -68,8 +68,8 @@ pub fn decode_components(
     let v = if bits == 0 {
         flat(segment.as_ref(), min, extent)
     } else {
-        let max = MAXIMA.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
-        dequantize(F32x4::from_u32(stored), F32x4::splat(max), segment.as_ref(), min, extent)
+        let scale = RECIPROCALS.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
+        dequantize(F32x4::from_u32(stored), F32x4::splat(scale), segment.as_ref(), min, extent)
     };
     v.to_array()
 }
@@ -131,5 +131,44 @@ mod tests {
         let v = decode_component(1, 1, Some((51, 102)), 0.0, 1.0);
         assert!((v - 0.6).abs() < 1e-6, "{v}");
         assert_eq!(rotation_from_components([1.0, 0.5, 0.0, 9.0], 3)[3], 0.0);
+    }
+
+    /// The reciprocals are the spec's (format-spec/decoding.md, 4.0), and each one
+    /// brings the largest integer of its rate exactly to 1.
+    #[test]
+    fn reciprocals_are_the_specified_constants() {
+        use crate::unpack::values::{BYTE_SCALE, WORD_SCALE};
+        let spec: [u32; 24] = [
+            0x3F80_0000,
+            0x3EAA_AAAB,
+            0x3E12_4925,
+            0x3D88_8889,
+            0x3D04_2108,
+            0x3C82_0821,
+            0x3C01_0204,
+            0x3B80_8081,
+            0x3B00_4020,
+            0x3A80_2008,
+            0x3A00_1002,
+            0x3980_0801,
+            0x3900_0400,
+            0x3880_0200,
+            0x3800_0100,
+            0x3780_0080,
+            0x3700_0040,
+            0x3680_0020,
+            0x3600_0010,
+            0x3580_0008,
+            0x3500_0004,
+            0x3480_0002,
+            0x3400_0001,
+            0x3380_0001,
+        ];
+        for (b, bits) in (1..=24).zip(spec) {
+            assert_eq!(RECIPROCALS[b].to_bits(), bits, "R[{b}]");
+            assert_eq!(((1u32 << b) - 1) as f32 * RECIPROCALS[b], 1.0, "R[{b}]");
+        }
+        assert_eq!(BYTE_SCALE.to_bits(), 0x3B80_8081);
+        assert_eq!(WORD_SCALE.to_bits(), 0x3780_0080);
     }
 }

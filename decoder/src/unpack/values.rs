@@ -4,8 +4,7 @@
 //! operations in the same order; a sub-track value travels in one four-lane vector,
 //! `x, y, z` (and `w` for rotations), unused lanes zero.
 
-use crate::format::bytes::bits_from;
-use crate::format::{RAW_BITS, ROTATION_BASE, ROTATION_STEP};
+use crate::format::{ROTATION_BASE, ROTATION_STEP};
 use crate::simd::Lanes;
 
 /// The `C` little-endian `f32` at the start of `b` (at least `4·C` bytes; lanes
@@ -90,31 +89,6 @@ impl<V: Lanes> Grid<V> {
     pub(crate) fn apply(&self, q: V) -> V {
         q.mul(self.step).add(self.base)
     }
-
-    /// The extents of integers `q`: `q · step`.
-    #[inline(always)]
-    pub(crate) fn scale(&self, q: V) -> V {
-        q.mul(self.step)
-    }
-}
-
-/// The segment-range bytes of a sub-track of `C` components at the start of `b`:
-/// `C` bytes `lo`, then as many `hi`, as two little-endian words (bytes past `C`
-/// zero). One 8-byte load when `b` has eight bytes.
-#[inline(always)]
-pub(crate) fn range_words<const C: usize>(b: &[u8]) -> (u32, u32) {
-    let word = match b.first_chunk::<8>() {
-        Some(w) => u64::from_le_bytes(*w),
-        None => match b.first_chunk::<6>() {
-            Some(&[l0, l1, l2, h0, h1, h2]) if C == 3 => u64::from_le_bytes([l0, l1, l2, h0, h1, h2, 0, 0]),
-            _ => 0,
-        },
-    };
-    if C == 4 {
-        (word as u32, (word >> 32) as u32)
-    } else {
-        ((word & 0x00ff_ffff) as u32, ((word >> 24) & 0x00ff_ffff) as u32)
-    }
 }
 
 /// `2^b − 1` for `b` bits, by `b & 31` (a table: one load instead of a shift, a
@@ -131,88 +105,32 @@ const MASKS: [u32; 32] = {
     t
 };
 
-/// [`MASKS`] in the first `lanes` lanes, zero in the others: one 16-byte load per
-/// sub-track gives the mask of all its components.
-// Only evaluated at compile time (the two tables below): an index out of range or an
-// overflow would fail the build, not panic.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-const fn lane_masks(lanes: usize) -> [[u32; 4]; 32] {
-    let mut t = [[0u32; 4]; 32];
-    let mut b = 0;
-    while b < 32 {
-        let mut lane = 0;
-        while lane < lanes {
-            t[b][lane] = MASKS[b];
-            lane += 1;
-        }
-        b += 1;
-    }
-    t
-}
-
-/// Masks of three-component sub-tracks (translations, scales, rotations without `w`).
-const LANE_MASKS3: [[u32; 4]; 32] = lane_masks(3);
-
-/// Masks of four-component sub-tracks.
-const LANE_MASKS4: [[u32; 4]; 32] = lane_masks(4);
-
-/// [`MASKS`] as `f32` (exact up to 24 bits, the widest quantised rate).
+/// The nearest `f32` to `1 / (2^b − 1)` for `b` bits, by `b & 31` (4.0,
+/// format-spec/decoding.md: a multiplication where 3.x divided). `2^b − 1` is exact
+/// in `f32` up to 24 bits, the widest quantised rate, so one rounded division gives
+/// the nearest value; `(2^b − 1) · R[b]` is exactly 1 for every `b` (tested), so the
+/// largest integer still decodes to the top of its range. Entries 0 and 25 to 31
+/// are never used for a quantised value.
 #[allow(clippy::indexing_slicing)]
-pub(crate) const MAXIMA: [f32; 32] = {
+pub(crate) const RECIPROCALS: [f32; 32] = {
     let mut t = [0.0f32; 32];
-    let mut b = 0;
+    let mut b = 1;
     while b < 32 {
-        t[b] = MASKS[b] as f32;
+        t[b] = 1.0 / MASKS[b] as f32;
         b += 1;
     }
     t
 };
 
-/// A bit rate and what decoding `C` components at it needs, looked up once per
-/// sub-track and segment (and shared by both key frames when they lie in one
-/// segment).
-#[derive(Clone, Copy)]
-pub(crate) struct Rate<V: Lanes> {
-    bits: u8,
-    /// `2^bits − 1` in every lane (the divisor of the quantised integers).
-    max: V,
-    /// `2^bits − 1` as bits in the first `C` lanes, zero in the others.
-    mask: V,
-    /// Whether the `C` integers fit in the 57 bits one 8-byte load guarantees.
-    one_load: bool,
-}
+/// The nearest `f32` to `1 / 255`: a segment range byte's scale (bits `0x3B808081`).
+pub(crate) const BYTE_SCALE: f32 = 1.0 / 255.0;
 
-impl<V: Lanes> Rate<V> {
-    #[inline(always)]
-    pub(crate) fn new<const C: usize>(bits: u8) -> Self {
-        let b = (bits & 31) as usize;
-        let max = MAXIMA.get(b).copied().unwrap_or(1.0);
-        let masks = if C == 4 { &LANE_MASKS4 } else { &LANE_MASKS3 };
-        let mask = V::from_bits(masks.get(b).copied().unwrap_or([0; 4]));
-        Rate { bits, max: V::splat(max), mask, one_load: (C as u32).wrapping_mul(b as u32) <= 57 }
-    }
-}
-
-/// The `C` unsigned integers of `rate.bits` bits (1 to 24) each, packed from bit
-/// `bit` on, as `f32` lanes (lanes past `C` zero). One 8-byte load serves all of them
-/// when they fit in the 57 bits it guarantees.
-#[inline(always)]
-fn quantized<V: Lanes, const C: usize>(bytes: &[u8], bit: u64, rate: &Rate<V>) -> V {
-    let b = u32::from(rate.bits & 31);
-    if rate.one_load {
-        V::unpack(bits_from(bytes, bit), b, rate.mask)
-    } else {
-        let mask = u64::from(MASKS.get(b as usize).copied().unwrap_or(0));
-        let mut q = [0u32; 4];
-        for (c, v) in q.iter_mut().enumerate().take(C) {
-            *v = (bits_from(bytes, bit.wrapping_add(u64::from((c as u32).wrapping_mul(b)))) & mask) as u32;
-        }
-        V::from_u32(q)
-    }
-}
+/// The nearest `f32` to `1 / 65535`: the scale of a bit rate 0 component's 16-bit
+/// segment value (bits `0x37800080`).
+pub(crate) const WORD_SCALE: f32 = 1.0 / 65535.0;
 
 /// A sub-track's segment range bytes `lo`, `hi` (0 to 255, one lane per component)
-/// and the forms the quantised path uses, `lo / 255` and `hi / 255`: computed once
+/// and the forms the quantised path uses, `lo · K8` and `hi · K8`: computed once
 /// per sub-track and segment, and shared by both key frames when they lie in the
 /// same segment.
 #[derive(Clone, Copy)]
@@ -227,52 +145,18 @@ impl<V: Lanes> SegmentRange<V> {
     /// The range of lane values `lo`, `hi`.
     #[inline(always)]
     pub(crate) fn new(lo: V, hi: V) -> Self {
-        let scale = V::splat(255.0);
-        SegmentRange { lo, hi, lo_scaled: lo.div(scale), hi_scaled: hi.div(scale) }
-    }
-
-    /// The range of a sub-track of `C` components whose bytes start `b` (see
-    /// [`range_words`]).
-    #[inline(always)]
-    pub(crate) fn from_bytes<const C: usize>(b: &[u8]) -> Self {
-        let (lo, hi) = range_words::<C>(b);
-        Self::new(V::from_bytes(lo), V::from_bytes(hi))
+        let scale = V::splat(BYTE_SCALE);
+        SegmentRange { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
     }
 }
 
-/// The stored components of an animated sub-track of `C` components at one key
-/// frame: `rate` bits per component from bit `bit` on, the segment range (`None` in a
-/// single-segment clip), then the clip range `min`, `extent`.
+/// The value of quantised components, lane by lane: `q · scale` (`scale` =
+/// [`RECIPROCALS`]`[b]`), then the segment range `lo`, `hi` (bytes 0 to 255, `None`
+/// in a single-segment clip): `n · (hi · K8) + lo · K8`, then the clip range:
+/// `n · extent + min`.
 #[inline(always)]
-pub(crate) fn key_value<V: Lanes, const C: usize>(
-    bytes: &[u8],
-    rate: &Rate<V>,
-    bit: u64,
-    segment: Option<&SegmentRange<V>>,
-    min: V,
-    extent: V,
-) -> V {
-    if rate.bits == RAW_BITS {
-        let mut q = [0u32; 4];
-        for (c, v) in q.iter_mut().enumerate().take(C) {
-            *v = bits_from(bytes, bit.wrapping_add((c as u64) << 5)) as u32;
-        }
-        return V::from_bits(q);
-    }
-    if rate.bits == 0 {
-        flat(segment, min, extent)
-    } else {
-        // 1 ≤ bits ≤ 24: the divisor and the integers are exact in f32.
-        dequantize(quantized::<V, C>(bytes, bit, rate), rate.max, segment, min, extent)
-    }
-}
-
-/// The value of quantised components, lane by lane: `q / max` (`max` = 2^b − 1),
-/// then the segment range `lo`, `hi` (bytes 0 to 255, `None` in a single-segment
-/// clip): `n · (hi / 255) + lo / 255`, then the clip range: `n · extent + min`.
-#[inline(always)]
-pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
-    let n = q.div(max);
+pub(crate) fn dequantize<V: Lanes>(q: V, scale: V, segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
+    let n = q.mul(scale);
     let n = match segment {
         Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
         None => n,
@@ -281,11 +165,12 @@ pub(crate) fn dequantize<V: Lanes>(q: V, max: V, segment: Option<&SegmentRange<V
 }
 
 /// The value of components of bit rate 0, lane by lane: the segment's constant, the
-/// `u16` `lo + 256 · hi` over 65535 (0 in a single-segment clip), then the clip range.
+/// `u16` `lo + 256 · hi` times [`WORD_SCALE`] (0 in a single-segment clip), then the
+/// clip range.
 #[inline(always)]
 pub(crate) fn flat<V: Lanes>(segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
     let n = match segment {
-        Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).div(V::splat(65535.0)),
+        Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
         None => V::splat(0.0),
     };
     n.mul(extent).add(min)

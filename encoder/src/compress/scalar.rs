@@ -207,11 +207,13 @@ fn write(
     pad(&mut out);
     let segments: Vec<Vec<(u32, &SegmentCode)>> =
         codes.iter().map(|s| s.iter().map(|(n, code)| (*n, code)).collect()).collect();
-    let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &segments, &[]);
+    // One list: the animated tracks, in quads of four.
+    let animated = segments.first().map_or(0, Vec::len);
+    let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &[animated], &segments, &[]);
     let shipped = out.len();
-    let (mut flags, mut minor, mut metadata_offset, mut metadata_size) = (0, format::minor_for_flags(0), 0, 0);
+    let (mut flags, mut metadata_offset, mut metadata_size) = (0, 0, 0);
     if include_metadata {
-        (flags, minor, metadata_offset) = (FLAG_HAS_METADATA, format::MINOR_METADATA_RECORDS, out.len());
+        (flags, metadata_offset) = (FLAG_HAS_METADATA, out.len());
         write_metadata(&mut out, list);
         pad(&mut out);
         metadata_size = out.len() - metadata_offset;
@@ -219,7 +221,7 @@ fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(minor),
+        version_minor: U16::new(format::VERSION_MINOR),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),

@@ -4,7 +4,7 @@ use ossa_decoder::format::database::ClipReference;
 use ossa_decoder::format::{
     self, ClipHeader, Looping, RootEnd, RootInPlace, RootMotionBlock, SegmentEntry, SubTrackClass, TrackList,
     ALIGNMENT, BITSET_COUNT, BIT_READ_SLACK, FLAG_DATABASE, FLAG_HAS_METADATA, FLAG_LOOP_WRAP, FLAG_ROOT_MOTION,
-    FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, RANK_BLOCK_BITS, VERSION_MAJOR,
+    FRAME_BLOCK, HEADER_SIZE, KIND_TRANSFORMS, MAGIC, QUAD_LANES, RANK_BLOCK_BITS, VERSION_MAJOR,
 };
 use ossa_decoder::Additive;
 use zerocopy::little_endian::{F32, U16, U32, U64};
@@ -157,14 +157,21 @@ pub fn write(
             write_grid(&mut out, &grids.ranges[list as usize].expect("an animated list without a grid"));
         }
     }
-    for &i in &animated {
-        let t = &tracks[i];
-        let n = t.components as usize;
-        for (lo, _) in &t.range_q[..n] {
-            out.extend_from_slice(&lo.to_le_bytes());
+    // By quad (4.0): each component's minimums of the quad's lanes, then each
+    // component's extents.
+    let animated_counts = TrackList::ALL.map(|list| count(&animated, list));
+    for (first, lanes) in quads(&animated_counts) {
+        let quad = &animated[first..first + lanes];
+        let c = tracks[quad[0]].components as usize;
+        for m in 0..c {
+            for &i in quad {
+                out.extend_from_slice(&tracks[i].range_q[m].0.to_le_bytes());
+            }
         }
-        for (_, extent) in &t.range_q[..n] {
-            out.extend_from_slice(&extent.to_le_bytes());
+        for m in 0..c {
+            for &i in quad {
+                out.extend_from_slice(&tracks[i].range_q[m].1.to_le_bytes());
+            }
         }
     }
     pad(&mut out);
@@ -178,16 +185,14 @@ pub fn write(
                 .collect()
         })
         .collect();
-    let segments_offset = write_segments(&mut out, shape.sample_count, shape.segment_len, &segment_codes, kept);
+    let segments_offset =
+        write_segments(&mut out, shape.sample_count, shape.segment_len, &animated_counts, &segment_codes, kept);
 
     let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
-    let mut minor = 0;
     if let Some((clip, precision)) = metadata {
         flags |= FLAG_HAS_METADATA;
         metadata_offset = out.len();
-        if write_metadata(&mut out, clip, precision) {
-            minor = format::MINOR_METADATA_RECORDS;
-        }
+        write_metadata(&mut out, clip, precision);
         pad(&mut out);
         metadata_size = out.len() - metadata_offset;
     }
@@ -207,7 +212,7 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::minor_for_flags(flags).max(minor)),
+        version_minor: U16::new(format::VERSION_MINOR),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
@@ -265,7 +270,7 @@ fn size_bound(
             .zip(codes.iter())
             .filter_map(|(t, c)| c.as_ref().map(|c| usize::from(c.bits) * t.components as usize))
             .sum();
-        size += format::frame_directory_len(animated)
+        size += format::frame_directory_len(animated.div_ceil(QUAD_LANES) + 4)
             + animated
             + components(SubTrackClass::Animated) * 2
             + (frame_bits * samples as usize).div_ceil(8)
@@ -287,9 +292,9 @@ fn write_grid(out: &mut Vec<u8>, grid: &ListGrid) {
     }
 }
 
-/// Writes the metadata section (without its padding); returns whether it has records
-/// (3.2: the source's joint order, root placements).
-fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) -> bool {
+/// Writes the metadata section (without its padding): names, parents, bind pose,
+/// then the records of the source's joint order and root placements, if any.
+fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) {
     out.extend_from_slice(&(clip.bones.len() as u32).to_le_bytes());
     out.extend_from_slice(&precision.to_le_bytes());
     out.extend_from_slice(&(clip.name.len() as u32).to_le_bytes());
@@ -331,7 +336,6 @@ fn write_metadata(out: &mut Vec<u8>, clip: &RawClip, precision: f32) -> bool {
             }
         }
     }
-    !source.joint_order.is_empty() || !source.root_placements.is_empty()
 }
 
 /// Writes the segment table and every segment's data (frame directory, bit rates,
@@ -342,6 +346,7 @@ pub fn write_segments(
     out: &mut Vec<u8>,
     sample_count: u32,
     segment_len: u8,
+    list_counts: &[usize],
     segments: &[Vec<(u32, &SegmentCode)>],
     kept: &[u32],
 ) -> usize {
@@ -349,32 +354,40 @@ pub fn write_segments(
     out.resize(out.len() + segments.len() * format::SEGMENT_ENTRY_SIZE, 0);
     pad(out);
     let ranged = segments.len() > 1;
+    let quads = quads(list_counts);
     let mut entries = Vec::with_capacity(segments.len());
     for (index, animated_codes) in segments.iter().enumerate() {
         let data_offset = out.len();
         let (_, samples) = format::segment_span(index as u32, sample_count, segment_len);
-        // The frame directory: the bit offset of every FRAME_BLOCK-th sub-track.
+        // The frame directory: the bit offset of every FRAME_BLOCK-th quad.
         let mut offset = 0u32;
-        for (index, (components, code)) in animated_codes.iter().enumerate() {
-            if index > 0 && index % FRAME_BLOCK == 0 {
+        for (q, &(first, lanes)) in quads.iter().enumerate() {
+            if q > 0 && q % FRAME_BLOCK == 0 {
                 out.extend_from_slice(&offset.to_le_bytes());
             }
-            offset += u32::from(code.bits) * components;
+            offset +=
+                animated_codes[first..first + lanes].iter().map(|(c, code)| u32::from(code.bits) * c).sum::<u32>();
         }
         for (_, code) in animated_codes {
             out.push(code.bits);
         }
         if ranged {
-            for (components, code) in animated_codes {
-                let n = *components as usize;
-                out.extend(code.range_bytes[..n].iter().map(|r| r.0));
-                out.extend(code.range_bytes[..n].iter().map(|r| r.1));
+            // By quad: each component's `lo` bytes of the lanes, then their `hi`.
+            for &(first, lanes) in &quads {
+                let quad = &animated_codes[first..first + lanes];
+                let c = quad[0].0 as usize;
+                for m in 0..c {
+                    out.extend(quad.iter().map(|(_, code)| code.range_bytes[m].0));
+                }
+                for m in 0..c {
+                    out.extend(quad.iter().map(|(_, code)| code.range_bytes[m].1));
+                }
             }
         }
         let frame_bits: u32 = animated_codes.iter().map(|(c, code)| u32::from(code.bits) * c).sum();
         let full_mask = if samples >= 32 { u32::MAX } else { (1u32 << samples) - 1 };
         let present = kept.get(index).copied().unwrap_or(full_mask) & full_mask;
-        out.extend_from_slice(&sample_stream(animated_codes, samples as usize, present));
+        out.extend_from_slice(&sample_stream(animated_codes, &quads, samples as usize, present));
         entries.push(SegmentEntry {
             data_offset: U32::new(data_offset as u32),
             frame_bits: U32::new(frame_bits),
@@ -392,19 +405,42 @@ pub fn write_segments(
     segments_offset
 }
 
+/// The quads of lists of `list_counts` animated sub-tracks (format-spec/segments.md,
+/// Quads): each quad's first sub-track (storage order) and its lanes, four but for
+/// the last of a list.
+pub fn quads(list_counts: &[usize]) -> Vec<(usize, usize)> {
+    let mut quads = Vec::with_capacity(format::quad_count(list_counts.iter().copied()));
+    let mut first = 0;
+    for &count in list_counts {
+        for start in (0..count).step_by(QUAD_LANES) {
+            quads.push((first + start, (count - start).min(QUAD_LANES)));
+        }
+        first += count;
+    }
+    quads
+}
+
 /// The sample bit stream of the key frames `present` of a segment of `samples`
-/// samples whose animated sub-tracks (storage order) are `animated_codes`: key frame
-/// after key frame, each sub-track's components at its bit rate, least significant
-/// bit first, rounded up to whole bytes.
-fn sample_stream(animated_codes: &[(u32, &SegmentCode)], samples: usize, present: u32) -> Vec<u8> {
+/// samples whose animated sub-tracks (storage order) are `animated_codes`, in
+/// `quads`: key frame after key frame; in each, quad after quad; in each, component
+/// after component; in each, the lanes' values at their bit rates, least significant
+/// bit first. Rounded up to whole bytes.
+fn sample_stream(
+    animated_codes: &[(u32, &SegmentCode)],
+    quads: &[(usize, usize)],
+    samples: usize,
+    present: u32,
+) -> Vec<u8> {
     let mut bits = BitWriter::default();
     for i in (0..samples).filter(|&i| present >> i & 1 != 0) {
-        for (components, code) in animated_codes {
-            if code.bits == 0 {
-                continue;
-            }
-            for c in 0..*components as usize {
-                bits.push(code.values[i][c], code.bits);
+        for &(first, lanes) in quads {
+            let quad = &animated_codes[first..first + lanes];
+            for m in 0..quad[0].0 as usize {
+                for (_, code) in quad {
+                    if code.bits > 0 {
+                        bits.push(code.values[i][m], code.bits);
+                    }
+                }
             }
         }
     }
@@ -418,7 +454,8 @@ pub fn frame_stream(tracks: &[SubTrack], codes: &[Option<SegmentCode>], samples:
     let animated = storage_order(tracks, SubTrackClass::Animated);
     let animated_codes: Vec<(u32, &SegmentCode)> =
         animated.iter().filter_map(|&i| codes[i].as_ref().map(|c| (tracks[i].components, c))).collect();
-    sample_stream(&animated_codes, samples, frames)
+    let counts = TrackList::ALL.map(|list| animated.iter().filter(|&&i| tracks[i].list() == list).count());
+    sample_stream(&animated_codes, &quads(&counts), samples, frames)
 }
 
 /// The sub-tracks of `class` in storage order: list by list, each in bone order.

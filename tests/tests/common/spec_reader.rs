@@ -94,9 +94,10 @@ pub enum Misreading {
     /// (decoding.md, Interpolation) At `α = 0` the formulas applied anyway, with the
     /// second key read: `v0 + (v1 − v0) · 0`.
     InterpolateAtZero,
-    /// (segments.md) A bit-rate-0 value read as `lo / 65535 + 256·hi / 65535`, not
-    /// the 16-bit integer `lo + 256·hi` divided once.
-    ZeroRateSplit,
+    /// (segments.md) A bit-rate-0 value's bytes taken the other way round: the
+    /// 16-bit integer `hi + 256·lo`. (4.0: reading it as `lo·K16 + 256·hi·K16`, which
+    /// 3.x's division told apart, gives the same bits for every pair of bytes.)
+    ZeroRateBytesSwapped,
     /// (decoding.md, Interpolation) Key 1 negated when the dot product is `≤ 0`, not
     /// `< 0`.
     FlipWhenZero,
@@ -134,14 +135,32 @@ pub enum Misreading {
     /// (tracks.md) A rank taken from the directory entry of the bone's own block
     /// (`j = b / 256`) rather than the one before it: counts one block too many.
     RankDirectoryOffByOne,
-    /// (segments.md) A sub-track's bit offset taken from the frame directory entry of
-    /// its own block rather than the one before it.
+    /// (segments.md) A quad's bit offset taken from the frame directory entry of its
+    /// own block rather than the one before it.
     FrameDirectoryOffByOne,
+    /// (segments.md, 4.0) Samples read as 3.x stored them: each sub-track's
+    /// components back to back, not a quad's lanes by component.
+    SamplesBySubTrack,
+    /// (segments.md, 4.0) Segment ranges read as 3.x stored them: each sub-track's
+    /// `lo` bytes then its `hi` bytes.
+    SegmentRangesBySubTrack,
+    /// (tracks.md, 4.0) Clip ranges read as 3.x stored them: each sub-track's
+    /// minimums then its extents.
+    ClipRangesBySubTrack,
+    /// (segments.md, 4.0) Quads formed over all the animated sub-tracks, across the
+    /// lists, not within each list.
+    QuadsAcrossLists,
+    /// (decoding.md, 4.0) Dequantised by dividing by `2^b − 1`, 255 and 65535 (3.x),
+    /// not multiplying by the nearest `f32` reciprocals.
+    Divided,
+    /// (segments.md, 4.0) The frame directory read as 3.x wrote it: an entry for
+    /// every 256th sub-track, not every 64th quad.
+    FrameDirectoryBySubTrack,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 46] = [
+    pub const ALL: [Misreading; 52] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -172,7 +191,7 @@ impl Misreading {
         Misreading::PoseRotationWFirst,
         Misreading::ConstantsInterpolated,
         Misreading::InterpolateAtZero,
-        Misreading::ZeroRateSplit,
+        Misreading::ZeroRateBytesSwapped,
         Misreading::FlipWhenZero,
         Misreading::DotReversed,
         Misreading::FlipKeyZero,
@@ -188,6 +207,12 @@ impl Misreading {
         Misreading::FrameDirectoryNotSkipped,
         Misreading::RankDirectoryOffByOne,
         Misreading::FrameDirectoryOffByOne,
+        Misreading::SamplesBySubTrack,
+        Misreading::SegmentRangesBySubTrack,
+        Misreading::ClipRangesBySubTrack,
+        Misreading::QuadsAcrossLists,
+        Misreading::Divided,
+        Misreading::FrameDirectoryBySubTrack,
     ];
 }
 
@@ -535,37 +560,79 @@ pub fn decode_with(
         // A key frame the clip does not store: from the resident tier that holds it.
         let tier = tiers(segment).filter(|_| present >> local & 1 == 0);
         let from_tier = tier.as_ref().and_then(|t| (0..2).find(|&x| t.held[x] >> local & 1 == 1).map(|x| (t, x)));
-        let f_entries = animated_count.div_ceil(256).saturating_sub(1);
+        // The quads (segments.md, 4.0): four sub-tracks at a time within each list.
+        let list = list_of_animated(i);
+        let list_start = (0..list).map(|l| n[4 + l]).sum::<usize>();
+        let (group_start, group_len) =
+            if misreading == Misreading::QuadsAcrossLists { (0, animated_count) } else { (list_start, n[4 + list]) };
+        let lane = (i - group_start) % 4;
+        let first = i - lane;
+        let lanes = (group_start + group_len - first).min(4);
+        let quads_of = |count: usize| count.div_ceil(4);
+        let quad_count: usize = (0..4).map(|l| quads_of(n[4 + l])).sum();
+        let quad = (0..list).map(|l| quads_of(n[4 + l])).sum::<usize>() + (i - list_start) / 4;
+        let f_entries = if misreading == Misreading::FrameDirectoryBySubTrack {
+            animated_count.div_ceil(256).saturating_sub(1)
+        } else {
+            quad_count.div_ceil(64).saturating_sub(1)
+        };
         let rates = if misreading == Misreading::FrameDirectoryNotSkipped { data } else { data + 4 * f_entries };
         // A valid rate is at most 32; a misreading may read any byte.
-        let bits = u8_at(b, rates + i).min(32);
+        let rate = |j: usize| u8_at(b, rates + j).min(32) as usize;
+        let bits = rate(i) as u32;
         let ranged = segments > 1 || misreading == Misreading::RangesInSingleSegment;
         let seg_ranges = rates + animated_count;
         let samples_at = data + 4 * f_entries + animated_count + if segments > 1 { 2 * total_c } else { 0 };
-        let offset: usize = if misreading == Misreading::FrameDirectoryOffByOne && i >= 256 {
-            // Entry `j` is the offset of sub-track `256·(j + 1)`: the entry of block
-            // `i / 256` read instead of the one before it.
-            let first = 256 * (i / 256);
-            u32_at(b, data + 4 * (i / 256)) as usize
-                + (first..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum::<usize>()
+        let bits_before = |to: usize| (0..to).map(|j| rate(j) * c_of(j)).sum::<usize>();
+        // The bit offset of the quad in a key frame, and of this lane's component `m`.
+        let quad_offset = if misreading == Misreading::FrameDirectoryBySubTrack && first >= 256 {
+            // 3.x: entry `j` is the offset of sub-track `256·(j + 1)`.
+            let block_first = 256 * (first / 256);
+            u32_at(b, data + 4 * (first / 256 - 1)) as usize
+                + (block_first..first).map(|j| rate(j) * c_of(j)).sum::<usize>()
+        } else if misreading == Misreading::FrameDirectoryOffByOne && quad >= 64 {
+            // Entry `j` is the offset of quad `64·(j + 1)`: the entry of block
+            // `quad / 64` read instead of the one before it.
+            let block_quad = 64 * (quad / 64);
+            let block_list = (0..4).rev().find(|&l| (0..l).map(|x| quads_of(n[4 + x])).sum::<usize>() <= block_quad);
+            let block_list = block_list.unwrap_or(0);
+            let block_first = (0..block_list).map(|x| n[4 + x]).sum::<usize>()
+                + 4 * (block_quad - (0..block_list).map(|x| quads_of(n[4 + x])).sum::<usize>());
+            u32_at(b, data + 4 * (quad / 64)) as usize + (block_first..first).map(|j| rate(j) * c_of(j)).sum::<usize>()
         } else {
-            (0..i).map(|j| u8_at(b, rates + j) as usize * c_of(j)).sum()
+            bits_before(first)
+        };
+        let width: usize = (first..first + lanes).map(rate).sum();
+        let place: usize = (first..i).map(rate).sum();
+        let offset = if misreading == Misreading::SamplesBySubTrack {
+            bits_before(i) + m * bits as usize
+        } else {
+            quad_offset + m * width + place
         };
         let (b_samples, bit) = match from_tier {
             Some((t, x)) => {
                 let all = present | t.held[0] | t.held[1];
                 let index = if misreading == Misreading::TierIndexOverAll { all } else { t.held[x] };
                 let k = (index & below).count_ones() as usize;
-                (t.bytes[x], t.first_bit[x] + k * frame_bits + offset + m * bits as usize)
+                (t.bytes[x], t.first_bit[x] + k * frame_bits + offset)
             }
-            None => (b, 8 * samples_at + stored_k * frame_bits + offset + m * bits as usize),
+            None => (b, 8 * samples_at + stored_k * frame_bits + offset),
         };
         let c = c_of(i);
-        let lo_at = seg_ranges + 2 * p_of(i) + m;
-        let hi_at = lo_at + c;
-        let list = list_of_animated(i);
-        let q_min = u16_at(range_values + 4 * p_of(i) + 2 * m);
-        let q_extent = u16_at(range_values + 4 * p_of(i) + 2 * c + 2 * m);
+        let (lo_at, hi_at) = if misreading == Misreading::SegmentRangesBySubTrack {
+            (seg_ranges + 2 * p_of(i) + m, seg_ranges + 2 * p_of(i) + c + m)
+        } else {
+            let quad_at = seg_ranges + 2 * p_of(first);
+            (quad_at + m * lanes + lane, quad_at + (c + m) * lanes + lane)
+        };
+        let (min_at, extent_at) = if misreading == Misreading::ClipRangesBySubTrack {
+            (range_values + 4 * p_of(i) + 2 * m, range_values + 4 * p_of(i) + 2 * c + 2 * m)
+        } else {
+            let quad_at = range_values + 4 * p_of(first);
+            (quad_at + 2 * (m * lanes + lane), quad_at + 2 * ((c + m) * lanes + lane))
+        };
+        let q_min = u16_at(min_at);
+        let q_extent = u16_at(extent_at);
         let min = on_grid(q_min, list, range_grid[list], m);
         let extent = if misreading == Misreading::RangeSecondAsMaximum {
             on_grid(q_extent, list, range_grid[list], m) - min
@@ -575,26 +642,34 @@ pub fn decode_with(
         if bits == 32 && misreading != Misreading::RawAsQuantised {
             return f32::from_bits(bits_at(b_samples, bit, 32));
         }
+        // decoding.md (4.0): multiplications by the nearest `f32` reciprocals.
+        let divided = misreading == Misreading::Divided;
+        let k8 = 1.0f32 / 255.0;
+        let k16 = 1.0f32 / 65535.0;
         let normalized = if bits == 0 {
             if ranged {
                 let (lo, hi) = if misreading == Misreading::AdjacentZeroRateBytes {
-                    (u8_at(b, seg_ranges + 2 * p_of(i) + 2 * m), u8_at(b, seg_ranges + 2 * p_of(i) + 2 * m + 1))
+                    (u8_at(b, lo_at), u8_at(b, lo_at + 1))
                 } else {
                     (u8_at(b, lo_at), u8_at(b, hi_at))
                 };
-                if misreading == Misreading::ZeroRateSplit {
-                    lo as f32 / 65535.0 + (256 * hi) as f32 / 65535.0
-                } else {
+                if misreading == Misreading::ZeroRateBytesSwapped {
+                    (hi + 256 * lo) as f32 * k16
+                } else if divided {
                     (lo + 256 * hi) as f32 / 65535.0
+                } else {
+                    (lo + 256 * hi) as f32 * k16
                 }
             } else {
                 0.0
             }
         } else {
             let q = bits_at(b_samples, bit, bits);
-            let mut n = q as f32 / ((1u64 << bits) - 1) as f32;
+            let top = ((1u64 << bits) - 1) as f32;
+            let mut n = if divided { q as f32 / top } else { q as f32 * (1.0 / top) };
             if ranged {
-                n = n * (u8_at(b, hi_at) as f32 / 255.0) + u8_at(b, lo_at) as f32 / 255.0;
+                let (lo, hi) = (u8_at(b, lo_at) as f32, u8_at(b, hi_at) as f32);
+                n = if divided { n * (hi / 255.0) + lo / 255.0 } else { n * (hi * k8) + lo * k8 };
             }
             n
         };
@@ -750,12 +825,18 @@ pub enum ScalarMisreading {
     SetsUnpadded,
     /// Segment range bytes read as for a four-component sub-track whatever `c`.
     RangesOfFour,
+    /// (4.0) Samples read track by track (3.x), not by quad and component.
+    SamplesByTrack,
 }
 
 impl ScalarMisreading {
     /// Every misreading (not [`ScalarMisreading::Faithful`]).
-    pub const ALL: [ScalarMisreading; 3] =
-        [ScalarMisreading::RemapIgnored, ScalarMisreading::SetsUnpadded, ScalarMisreading::RangesOfFour];
+    pub const ALL: [ScalarMisreading; 4] = [
+        ScalarMisreading::RemapIgnored,
+        ScalarMisreading::SetsUnpadded,
+        ScalarMisreading::RangesOfFour,
+        ScalarMisreading::SamplesByTrack,
+    ];
 }
 
 /// Decodes the scalar track list in `b` at `time` (rounding none) as a reader who made
@@ -793,17 +874,28 @@ pub fn decode_scalar(b: &[u8], time: f32, misreading: ScalarMisreading) -> Vec<f
         let local = key - segment * segment_len;
         let entry = table + 12 * segment;
         let (data, frame_bits) = (u32_at(b, entry) as usize, u32_at(b, entry + 4) as usize);
-        let f_entries = animated_count.div_ceil(256).saturating_sub(1);
+        // One list of quads (segments.md, 4.0).
+        let f_entries = animated_count.div_ceil(4).div_ceil(64).saturating_sub(1);
         let rates = data + 4 * f_entries;
+        let rate = |j: usize| u8_at(b, rates + j) as usize;
         let bits = u8_at(b, rates + a);
         let ranged = segments > 1;
         let seg_ranges = rates + animated_count;
         let samples_at = rates + animated_count + if ranged { 2 * c * animated_count } else { 0 };
-        let offset: usize = (0..a).map(|j| u8_at(b, rates + j) as usize * c).sum();
-        let bit = 8 * samples_at + local * frame_bits + offset + m * bits as usize;
+        let (lane, first) = (a % 4, a - a % 4);
+        let lanes = (animated_count - first).min(4);
+        let offset = if misreading == ScalarMisreading::SamplesByTrack {
+            (0..a).map(|j| rate(j) * c).sum::<usize>() + m * bits as usize
+        } else {
+            let width: usize = (first..first + lanes).map(rate).sum();
+            (0..first).map(|j| rate(j) * c).sum::<usize>() + m * width + (first..a).map(rate).sum::<usize>()
+        };
+        let bit = 8 * samples_at + local * frame_bits + offset;
+        // By quad: each component's `lo` bytes of the lanes, then their `hi` bytes.
         let group = if misreading == ScalarMisreading::RangesOfFour { 4 } else { c };
-        let lo_at = seg_ranges + 2 * group * a + m;
-        let hi_at = lo_at + group;
+        let quad_at = seg_ranges + 2 * group * first;
+        let lo_at = quad_at + m * lanes + lane;
+        let hi_at = quad_at + (group + m) * lanes + lane;
         let min = f32_at(b, ranges + 8 * c * a + 4 * m);
         let extent = f32_at(b, ranges + 8 * c * a + 4 * c + 4 * m);
         if bits == 32 {
@@ -811,15 +903,16 @@ pub fn decode_scalar(b: &[u8], time: f32, misreading: ScalarMisreading) -> Vec<f
         }
         let n = if bits == 0 {
             if ranged {
-                (u8_at(b, lo_at) + 256 * u8_at(b, hi_at)) as f32 / 65535.0
+                (u8_at(b, lo_at) + 256 * u8_at(b, hi_at)) as f32 * (1.0f32 / 65535.0)
             } else {
                 0.0
             }
         } else {
             let q = bits_at(b, bit, bits);
-            let mut n = q as f32 / ((1u64 << bits) - 1) as f32;
+            let mut n = q as f32 * (1.0 / ((1u64 << bits) - 1) as f32);
             if ranged {
-                n = n * (u8_at(b, hi_at) as f32 / 255.0) + u8_at(b, lo_at) as f32 / 255.0;
+                let k8 = 1.0f32 / 255.0;
+                n = n * (u8_at(b, hi_at) as f32 * k8) + u8_at(b, lo_at) as f32 * k8;
             }
             n
         };
@@ -955,10 +1048,9 @@ pub fn metadata(b: &[u8], misreading: MetadataMisreading) -> String {
         records.push((at, text(at + 50, len)));
         at += 50 + len;
     }
-    // Records (3.2): until fewer than 16 zero bytes are left.
-    let minor = u8_at(b, 6) | u8_at(b, 7) << 8;
+    // Records (3.2, every 4.x): until fewer than 16 zero bytes are left.
     let (mut joints, mut placements) = (None, Vec::new());
-    while minor >= 2 && at < section.len() && !(section.len() - at < 16 && section[at..].iter().all(|&x| x == 0)) {
+    while at < section.len() && !(section.len() - at < 16 && section[at..].iter().all(|&x| x == 0)) {
         let tag = u16_at(at);
         let size = if misreading == MetadataMisreading::RecordSizeAfterTag {
             u32_at(section, at + 2)

@@ -143,10 +143,31 @@ impl Crafted {
         }
         let animated: Vec<(usize, &Part)> =
             (0..4).flat_map(|l| in_list(l, true).into_iter().map(move |p| (l, p))).collect();
-        for (list, part) in &animated {
-            let Part::Animated { q_min, q_extent, .. } = part else { unreachable!() };
-            assert_eq!((q_min.len(), q_extent.len()), (COMPONENTS[*list], COMPONENTS[*list]));
-            q_min.iter().chain(q_extent).for_each(|q| out.extend_from_slice(&q.to_le_bytes()));
+        // Quads (segments.md, 4.0): four sub-tracks at a time within each list.
+        let mut quads: Vec<(usize, usize)> = Vec::new();
+        let mut first = 0;
+        for list in 0..4 {
+            let count = in_list(list, true).len();
+            for start in (0..count).step_by(4) {
+                quads.push((first + start, (count - start).min(4)));
+            }
+            first += count;
+        }
+        // By quad: each component's minimums of the lanes, then their extents.
+        for &(first, lanes) in &quads {
+            let quad = &animated[first..first + lanes];
+            let c = COMPONENTS[quad[0].0];
+            let integers = |part: &Part| {
+                let Part::Animated { q_min, q_extent, .. } = part else { unreachable!() };
+                assert_eq!((q_min.len(), q_extent.len()), (c, c));
+                (q_min.clone(), q_extent.clone())
+            };
+            for m in 0..c {
+                quad.iter().for_each(|(_, p)| out.extend_from_slice(&integers(p).0[m].to_le_bytes()));
+            }
+            for m in 0..c {
+                quad.iter().for_each(|(_, p)| out.extend_from_slice(&integers(p).1[m].to_le_bytes()));
+            }
         }
         pad(&mut out);
 
@@ -155,8 +176,7 @@ impl Crafted {
         let table = out.len();
         out.resize(out.len() + 12 * segment_count as usize, 0);
         pad(&mut out);
-        let a = animated.len();
-        let f = a.div_ceil(256).saturating_sub(1);
+        let f = quads.len().div_ceil(64).saturating_sub(1);
         for s in 0..segment_count as usize {
             let start = s * usize::from(self.segment_len);
             let count = if s + 1 == segment_count as usize {
@@ -175,31 +195,41 @@ impl Crafted {
             let bits_of: Vec<usize> = animated.iter().map(|(l, p)| rate(p) as usize * COMPONENTS[*l]).collect();
             let frame_bits: usize = bits_of.iter().sum();
             let data = out.len();
+            // The frame directory: the bit offset of every 64th quad.
             for j in 0..f {
-                let offset: usize = bits_of[..256 * (j + 1)].iter().sum();
+                let offset: usize = bits_of[..quads[64 * (j + 1)].0].iter().sum();
                 out.extend_from_slice(&(offset as u32).to_le_bytes());
             }
             animated.iter().for_each(|(_, p)| out.push(rate(p) as u8));
             if segment_count > 1 {
-                for (list, part) in &animated {
-                    match segment(part) {
-                        Segment::Zero { lo, hi } => {
-                            out.extend_from_slice(&lo);
-                            out.extend_from_slice(&hi);
+                // By quad: each component's `lo` bytes of the lanes, then their `hi`.
+                for &(first, lanes) in &quads {
+                    let quad = &animated[first..first + lanes];
+                    let c = COMPONENTS[quad[0].0];
+                    let bytes = |part: &Part, high: bool, m: usize| match segment(part) {
+                        Segment::Zero { lo, hi } => (if high { hi } else { lo })[m],
+                        Segment::Raw(_) => 0,
+                    };
+                    for high in [false, true] {
+                        for m in 0..c {
+                            quad.iter().for_each(|(_, p)| out.push(bytes(p, high, m)));
                         }
-                        Segment::Raw(_) => out.extend(std::iter::repeat_n(0u8, 2 * COMPONENTS[*list])),
                     }
                 }
             }
-            // Samples: key frame after key frame, each sub-track's components.
+            // Samples: key frame after key frame; in each, quad after quad, component
+            // after component, the lanes' values.
             let mut bits: Vec<bool> = Vec::new();
             for k in 0..count {
-                for (list, part) in &animated {
-                    if let Segment::Raw(frames) = segment(part) {
-                        assert_eq!(frames.len(), count, "a raw segment gives every frame");
-                        for m in 0..COMPONENTS[*list] {
-                            let v = frames[k][m].to_bits();
-                            bits.extend((0..32).map(|i| v >> i & 1 == 1));
+                for &(first, lanes) in &quads {
+                    let quad = &animated[first..first + lanes];
+                    for m in 0..COMPONENTS[quad[0].0] {
+                        for (_, part) in quad {
+                            if let Segment::Raw(frames) = segment(part) {
+                                assert_eq!(frames.len(), count, "a raw segment gives every frame");
+                                let v = frames[k][m].to_bits();
+                                bits.extend((0..32).map(|i| v >> i & 1 == 1));
+                            }
                         }
                     }
                 }
@@ -222,7 +252,7 @@ impl Crafted {
         // Header (header.md).
         let total = out.len() as u32;
         out[0..4].copy_from_slice(b"OSSA");
-        out[4..6].copy_from_slice(&3u16.to_le_bytes());
+        out[4..6].copy_from_slice(&4u16.to_le_bytes());
         out[6..8].copy_from_slice(&0u16.to_le_bytes());
         out[8..12].copy_from_slice(&total.to_le_bytes());
         out[20] = 0;

@@ -1,0 +1,206 @@
+//! The animated sub-tracks of a pose, list by list and quad by quad
+//! (format-spec/segments.md, Quads): each quad's four lanes decoded together, one
+//! vector per component, finished four at a time, and written to their bones. What
+//! a kept pose rewrites on every call, so the loop is written for it: each list's
+//! bytes are checked once and walked in fixed-size runs, a quad's reads are at fixed
+//! offsets, and its last quad (1 to 3 lanes) takes the same code with its words
+//! read lane by lane.
+
+use crate::format::bytes::f32_at;
+use crate::format::clip::Clip;
+use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
+use crate::pose::finish::{finish_rotations, lerp};
+use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::seek::Key;
+use crate::simd::Lanes;
+use crate::transform::Transform;
+use crate::unpack::quad::{clip_words, quad_values, rate_word, segment_words, QuadKey, QuadRates};
+
+/// Writes the animated sub-tracks of every list at `keys` blended by `alpha` into
+/// `out`, and nothing else: the parts of a bone no animated sub-track covers keep
+/// what `out` holds.
+#[inline(always)]
+pub(crate) fn animated_part<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
+    // Both keys in one segment (every pose of a single-segment clip, and most of
+    // the others): they share bit rates and segment ranges, read once.
+    let same = keys[0].rates == keys[1].rates;
+    match (clip.segment_count > 1, same) {
+        (true, true) => animated_with::<V, true, true>(clip, keys, alpha, out),
+        (true, false) => animated_with::<V, true, false>(clip, keys, alpha, out),
+        (false, _) => animated_with::<V, false, true>(clip, keys, alpha, out),
+    }
+}
+
+/// [`animated_part`] for a clip with (`RANGED`) or without segment ranges, with both
+/// keys in one segment (`SAME`) or not.
+#[inline(always)]
+fn animated_with<V: Lanes, const RANGED: bool, const SAME: bool>(
+    clip: &Clip<'_>,
+    keys: &[Key<'_>; 2],
+    alpha: f32,
+    out: &mut [Transform],
+) {
+    // Bit offsets of the next quad in each key frame: the bits of the quads before
+    // it, carried from list to list.
+    let mut bits = [keys[0].frame_bit, keys[1].frame_bit];
+    list::<V, ROTATION3, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+    list::<V, ROTATION4, 4, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+    list::<V, TRANSLATION, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+    list::<V, SCALE, 3, RANGED, SAME>(clip, keys, alpha, &mut bits, out);
+}
+
+/// The animated sub-tracks of list `L` (`C` components each); `bits` is where the
+/// list's samples start in each key frame, and where the next list's start on
+/// return. `RANGED`, `SAME`: as for [`animated_with`].
+#[inline(always)]
+fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
+    clip: &Clip<'_>,
+    keys: &[Key<'_>; 2],
+    alpha: f32,
+    bits: &mut [u64; 2],
+    out: &mut [Transform],
+) {
+    let list = TrackList::from_index(L);
+    const { assert!(TrackList::from_index(L).components() as usize == C) };
+    let count = clip.count(true, list) as usize;
+    if count == 0 {
+        return;
+    }
+    let bytes = clip.bytes;
+    let [key0, key1] = keys;
+    let start = clip.start(list);
+    // The list's clip-range grid, one vector per component (every lane the same).
+    let grid: [(V, V); 4] = if list.kind() == SubTrackKind::Rotation {
+        [(V::splat(ROTATION_STEP), V::splat(ROTATION_BASE)); 4]
+    } else {
+        let value = |at: usize| V::splat(f32_at(bytes, (start.range_grid as usize).wrapping_add(at)).unwrap_or(0.0));
+        core::array::from_fn(|m| (value(m.wrapping_mul(4).wrapping_add(12)), value(m.wrapping_mul(4))))
+    };
+    let interpolate = alpha != 0.0;
+    let mut bones = clip.lists.bones(bitset_index(true, list));
+    // Where the list's bytes start: its rates in each key's segment, its clip ranges
+    // (four bytes per component), its segment range bytes (two per component).
+    // Everything is inside sections validation checked: nothing wraps.
+    let index = start.animated_index as usize;
+    let before = start.animated_components as usize;
+    let mut at = At {
+        rates: [key0.rates.wrapping_add(index), key1.rates.wrapping_add(index)],
+        clip: clip.ranges_offset.wrapping_add(before << 2),
+        segment: [key0.segment_ranges.wrapping_add(before << 1), key1.segment_ranges.wrapping_add(before << 1)],
+    };
+    // The whole quads (where every offset is a constant), then the last one when
+    // the count is not a multiple of four.
+    for _ in 0..count / QUAD_LANES {
+        decode::<V, L, C, RANGED, SAME>(
+            clip,
+            &mut at,
+            QUAD_LANES,
+            &grid,
+            keys,
+            alpha,
+            interpolate,
+            bits,
+            &mut bones,
+            out,
+        );
+    }
+    let lanes = count % QUAD_LANES;
+    if lanes > 0 {
+        decode::<V, L, C, RANGED, SAME>(clip, &mut at, lanes, &grid, keys, alpha, interpolate, bits, &mut bones, out);
+    }
+}
+
+/// Where the next quad's bytes are: its rate bytes in each key's segment, its clip
+/// ranges, its segment range bytes in each key's segment.
+struct At {
+    rates: [usize; 2],
+    clip: usize,
+    segment: [usize; 2],
+}
+
+/// Decodes the quad of `lanes` lanes (1 to 4) of list `L` at `at`, writes its lanes
+/// to the next bones of `bones`, and moves `at` and `bits` past it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
+    clip: &Clip<'_>,
+    at: &mut At,
+    lanes: usize,
+    grid: &[(V, V); 4],
+    keys: &[Key<'_>; 2],
+    alpha: f32,
+    interpolate: bool,
+    bits: &mut [u64; 2],
+    bones: &mut impl Iterator<Item = usize>,
+    out: &mut [Transform],
+) {
+    let bytes = clip.bytes;
+    let [key0, key1] = keys;
+    let clip_words = clip_words::<C>(bytes, at.clip, lanes);
+    let segment = |k: usize| {
+        let from = at.segment.get(k).copied().unwrap_or(0);
+        if RANGED {
+            segment_words::<C>(bytes, from, lanes)
+        } else {
+            [0; 8]
+        }
+    };
+    let rates = |k: usize| QuadRates::<V>::new(rate_word(bytes, at.rates.get(k).copied().unwrap_or(0), lanes));
+    let k0 = QuadKey { rates: rates(0), segment: segment(0), samples: key0.samples, bit: bits[0] };
+    let k1 = if SAME || !interpolate {
+        QuadKey { samples: key1.samples, bit: bits[1], ..k0 }
+    } else {
+        QuadKey { rates: rates(1), segment: segment(1), samples: key1.samples, bit: bits[1] }
+    };
+    let (v0, v1) = quad_values::<V, C, RANGED, SAME>(grid, &clip_words, &k0, &k1, interpolate);
+    bits[0] = bits[0].wrapping_add(u64::from(k0.rates.width).wrapping_mul(C as u64));
+    bits[1] = bits[1].wrapping_add(u64::from(k1.rates.width).wrapping_mul(C as u64));
+    at.rates = at.rates.map(|r| r.wrapping_add(lanes));
+    at.clip = at.clip.wrapping_add(lanes.wrapping_mul(C << 2));
+    at.segment = at.segment.map(|r| r.wrapping_add(lanes.wrapping_mul(C << 1)));
+    store::<V, L, C>(v0, v1, alpha, lanes, bones, out);
+}
+
+/// Finishes a quad's values (one vector per component at each key) and stores lane
+/// `j` in the `j`-th next bone of `bones`, for the first `lanes`.
+#[inline(always)]
+fn store<V: Lanes, const L: usize, const C: usize>(
+    k0: [V; 4],
+    k1: [V; 4],
+    alpha: f32,
+    lanes: usize,
+    bones: &mut impl Iterator<Item = usize>,
+    out: &mut [Transform],
+) {
+    let rotation = TrackList::from_index(L).kind() == SubTrackKind::Rotation;
+    let values = if rotation {
+        V::transpose(finish_rotations(C == 3, k0, k1, alpha))
+    } else if alpha != 0.0 {
+        V::transpose(core::array::from_fn(|m| match (k0.get(m), k1.get(m)) {
+            (Some(&a), Some(&b)) if m < C => lerp(a, b, alpha),
+            _ => V::splat(0.0),
+        }))
+    } else {
+        V::transpose(k0)
+    };
+    // Written out for the four lanes (a whole quad's `lanes` is the constant 4).
+    let [a, b, c, d] = values;
+    put::<V, L>(a, bones, out);
+    if lanes > 1 {
+        put::<V, L>(b, bones, out);
+    }
+    if lanes > 2 {
+        put::<V, L>(c, bones, out);
+    }
+    if lanes > 3 {
+        put::<V, L>(d, bones, out);
+    }
+}
+
+/// Stores `value` in the next bone of `bones` (nothing once `bones` ends).
+#[inline(always)]
+fn put<V: Lanes, const L: usize>(value: V, bones: &mut impl Iterator<Item = usize>, out: &mut [Transform]) {
+    if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+        write::<V, L>(value, t);
+    }
+}

@@ -1,0 +1,428 @@
+//! Animated sub-tracks four at a time (4.0, `format-spec/segments.md`, Quads): a
+//! quad's lanes keep their own bit rates, and each component of the four is read
+//! together, as one vector ("structure of arrays": lane `j` is sub-track
+//! `first + j`). Every value goes through the lane-wise arithmetic of
+//! [`crate::unpack::values`] in the order the spec writes it, so a lane gives the
+//! bits a single sub-track decoded alone gives.
+
+use crate::format::bytes::{bits_from, u32_at};
+use crate::format::QUAD_LANES;
+use crate::simd::Lanes;
+#[cfg(doc)]
+use crate::unpack::values::RECIPROCALS;
+use crate::unpack::values::{BYTE_SCALE, WORD_SCALE};
+
+/// The bits one 8-byte load guarantees from any bit position.
+const ONE_LOAD_BITS: u32 = 57;
+
+/// A quad's clip ranges (format-spec/tracks.md, Clip ranges): word `m` holds the
+/// four lanes' 16-bit minimums of component `m`, word `C + m` their extents (lane
+/// `j` in bits `16j ..`; lanes past the quad's last zero).
+pub(crate) type ClipWords = [u64; 8];
+
+/// A quad's segment range bytes in one segment (format-spec/segments.md): word `m`
+/// holds the four lanes' `lo` bytes of component `m`, word `C + m` their `hi` bytes
+/// (lanes past the quad's last zero).
+pub(crate) type SegmentWords = [u32; 8];
+
+/// The bytes a quad's clip ranges or segment range bytes are read from: the 64 at
+/// their start (more than either holds), taken with one bounds check so that the
+/// reads inside need none.
+type Window = [u8; WINDOW];
+
+/// The length of a [`Window`].
+const WINDOW: usize = 64;
+
+/// `read` applied to the [`WINDOW`] bytes of `bytes` from `at`; near the end of the
+/// buffer, to those there followed by zeros.
+#[inline(always)]
+fn in_window<T>(bytes: &[u8], at: usize, read: impl FnOnce(&Window) -> T) -> T {
+    let spare;
+    let window = match bytes.get(at..).and_then(<[u8]>::first_chunk::<WINDOW>) {
+        Some(w) => w,
+        None => {
+            spare = window_at_end(bytes, at);
+            &spare
+        }
+    };
+    read(window)
+}
+
+/// The bytes of `bytes` from `at` followed by zeros, when fewer than [`WINDOW`]
+/// follow `at`.
+#[cold]
+#[inline(never)]
+fn window_at_end(bytes: &[u8], at: usize) -> Window {
+    let mut w = [0; WINDOW];
+    for (s, b) in w.iter_mut().zip(bytes.get(at..).unwrap_or(&[])) {
+        *s = *b;
+    }
+    w
+}
+
+/// The clip ranges of a quad of `lanes` lanes (1 to 4) and `C` components starting
+/// at byte `at` of `bytes`: group `g` is `lanes` 16-bit values at `at + 2·g·lanes`.
+#[inline(always)]
+pub(crate) fn clip_words<const C: usize>(bytes: &[u8], at: usize, lanes: usize) -> ClipWords {
+    let live = u64::MAX >> (QUAD_LANES.wrapping_sub(lanes).wrapping_mul(16) & 63);
+    in_window(bytes, at, |w| {
+        core::array::from_fn(|g| {
+            // At most 2·7·4 = 56: inside the window by construction.
+            let at = (g.wrapping_mul(lanes) << 1).min(WINDOW - 8);
+            match w.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+                Some(b) if g < C << 1 => u64::from_le_bytes(*b) & live,
+                _ => 0,
+            }
+        })
+    })
+}
+
+/// The segment range bytes of a quad of `lanes` lanes (1 to 4) and `C` components
+/// in one segment, starting at byte `at` of `bytes`: group `g` is `lanes` bytes at
+/// `at + g·lanes`.
+#[inline(always)]
+pub(crate) fn segment_words<const C: usize>(bytes: &[u8], at: usize, lanes: usize) -> SegmentWords {
+    let live = u32::MAX >> (QUAD_LANES.wrapping_sub(lanes).wrapping_mul(8) & 31);
+    in_window(bytes, at, |w| {
+        core::array::from_fn(|g| {
+            let at = g.wrapping_mul(lanes).min(WINDOW - 4);
+            match w.get(at..).and_then(<[u8]>::first_chunk::<4>) {
+                Some(b) if g < C << 1 => u32::from_le_bytes(*b) & live,
+                _ => 0,
+            }
+        })
+    })
+}
+
+/// The `lanes` (1 to 4) bytes at byte `at` of `bytes` as a little-endian word, the
+/// bytes past them zero: a quad's bit rates, or one group of its segment range bytes.
+#[inline(always)]
+pub(crate) fn rate_word(bytes: &[u8], at: usize, lanes: usize) -> u32 {
+    let word = match u32_at(bytes, at) {
+        Some(w) => w,
+        None => rates_at_end(bytes, at),
+    };
+    let live = if lanes == 0 { 0 } else { u32::MAX >> (QUAD_LANES.saturating_sub(lanes).wrapping_mul(8) & 31) };
+    word & live
+}
+
+/// A quad's bit rates in one segment, and what reading its lanes needs of them:
+/// made once per quad and segment (and shared by both key frames when they lie in
+/// the same segment).
+#[derive(Clone, Copy)]
+pub(crate) struct QuadRates<V: Lanes> {
+    /// Each lane's first bit in a component's run (the rates of the lanes before it),
+    /// as [`Lanes::fields`] takes them.
+    places: V::Places,
+    /// The same places, one byte per lane (for components wider than one load).
+    place_bytes: u32,
+    /// Each lane's `2^rate − 1` (all ones for raw lanes, 0 for rate 0 and for the
+    /// lanes past the quad's last), as bits.
+    masks: V,
+    /// The bits of one component of the quad: the sum of the rates.
+    pub width: u32,
+    /// `1 / (2^rate − 1)` in each lane, the nearest `f32` ([`RECIPROCALS`]; a lane
+    /// of rate 0 or 32 holds something else, and its value is replaced).
+    scale: V,
+    /// Whether a lane has rate 0 (constant in the segment, or past the quad's last)
+    /// or 32 (raw `f32`): its value is then replaced ([`QuadRates::replace`]).
+    pub special: bool,
+    /// All ones in the lanes of rate 0.
+    flat: V,
+    /// All ones in the lanes of rate 32.
+    raw: V,
+}
+
+impl<V: Lanes> QuadRates<V> {
+    /// The rates of a quad from its rate bytes, one per lane (0 past the quad's last:
+    /// [`rate_word`]).
+    #[inline(always)]
+    pub(crate) fn new(word: u32) -> Self {
+        // Byte `k` of the product is the sum of bytes `0 .. k`: the rates are at most
+        // 32, so no sum carries into the next byte.
+        let place_bytes = word.wrapping_mul(0x0101_0100);
+        let width = word.wrapping_mul(0x0101_0101) >> 24;
+        let masks = V::rate_masks(word);
+        // 2^r − 1 is exact in f32 up to 24 bits: one rounded division gives R[r].
+        let scale = V::splat(1.0).div(masks.integers_to_floats());
+        // A zero byte in `w` (bit 7 of each byte where it is zero: exact for the
+        // lowest such byte, enough to tell whether there is one).
+        let zero_byte = |w: u32| w.wrapping_sub(0x0101_0101) & !w & 0x8080_8080 != 0;
+        let special = zero_byte(word) || zero_byte(word ^ 0x2020_2020);
+        let (flat, raw) = if special {
+            let rates = V::from_bytes(word);
+            (rates.lt(V::splat(0.5)), rates.gt(V::splat(31.5)))
+        } else {
+            (V::splat(0.0), V::splat(0.0))
+        };
+        QuadRates { places: V::places(place_bytes), place_bytes, masks, width, scale, special, flat, raw }
+    }
+
+    /// The stored integers of the four lanes of the component whose bits start at bit
+    /// `start` of `samples`, as bit patterns (raw lanes: the `f32` bits; rate-0 lanes
+    /// and lanes past the quad's last: 0). One 8-byte load serves the four while their
+    /// bits fit in the 57 it guarantees.
+    #[inline(always)]
+    pub(crate) fn integers(&self, samples: &[u8], start: u64) -> V {
+        if self.width <= ONE_LOAD_BITS {
+            V::fields(bits_from(samples, start), self.places, self.masks)
+        } else {
+            self.integers_apart(samples, start)
+        }
+    }
+
+    /// [`QuadRates::integers`] of a component whose bits do not fit in one load: a
+    /// load per lane (rates above 14 in every lane, or raw lanes).
+    #[inline(never)]
+    fn integers_apart(&self, samples: &[u8], start: u64) -> V {
+        let masks = self.masks.to_array().map(f32::to_bits);
+        let places = self.place_bytes.to_le_bytes();
+        V::from_bits(core::array::from_fn(|j| {
+            let place = places.get(j).copied().map_or(0, u64::from);
+            bits_from(samples, start.wrapping_add(place)) as u32 & masks.get(j).copied().unwrap_or(0)
+        }))
+    }
+
+    /// The values of the four lanes of the component whose bits start at bit `start`
+    /// of `samples`: each lane's integer through the segment range (`None` in a
+    /// single-segment clip) and the clip range `min`, `extent`
+    /// (format-spec/decoding.md), then, in a quad with rate-0 or raw lanes, their
+    /// values put in ([`QuadRates::replace`]).
+    #[inline(always)]
+    pub(crate) fn component(
+        &self,
+        samples: &[u8],
+        start: u64,
+        segment: Option<&QuadSegment<V>>,
+        min: V,
+        extent: V,
+    ) -> V {
+        let q = self.integers(samples, start);
+        let n = q.integers_to_floats().mul(self.scale);
+        let n = match segment {
+            Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
+            None => n,
+        };
+        let v = n.mul(extent).add(min);
+        if self.special {
+            self.replace(q, v, segment, min, extent)
+        } else {
+            v
+        }
+    }
+
+    /// `v` with its rate-0 lanes replaced by the segment's constant (`lo + 256·hi`
+    /// times [`WORD_SCALE`], 0 in a single-segment clip, through the clip range) and
+    /// its raw lanes by their stored bits `q`.
+    #[inline(always)]
+    fn replace(&self, q: V, v: V, segment: Option<&QuadSegment<V>>, min: V, extent: V) -> V {
+        let n = match segment {
+            Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
+            None => V::splat(0.0),
+        };
+        V::select(self.raw, q, V::select(self.flat, n.mul(extent).add(min), v))
+    }
+}
+
+/// The rate bytes at `at` when fewer than four follow in the buffer (zero past it).
+#[cold]
+#[inline(never)]
+fn rates_at_end(bytes: &[u8], at: usize) -> u32 {
+    let byte = |k: usize| u32::from(bytes.get(at.wrapping_add(k)).copied().unwrap_or(0));
+    byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24
+}
+
+/// One component's segment range bytes of a quad's four lanes, `lo` and `hi`, and
+/// the forms the quantised lanes use, `lo · K8` and `hi · K8`.
+#[derive(Clone, Copy)]
+pub(crate) struct QuadSegment<V: Lanes> {
+    lo: V,
+    hi: V,
+    lo_scaled: V,
+    hi_scaled: V,
+}
+
+impl<V: Lanes> QuadSegment<V> {
+    /// Component `m` of a quad of `C` components from its segment range bytes.
+    #[inline(always)]
+    pub(crate) fn new<const C: usize>(words: &SegmentWords, m: usize) -> Self {
+        let word = |g: usize| words.get(g).copied().unwrap_or(0);
+        let lo = V::from_bytes(word(m));
+        let hi = V::from_bytes(word(C.wrapping_add(m)));
+        let scale = V::splat(BYTE_SCALE);
+        QuadSegment { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
+    }
+}
+
+/// What a quad's lanes need of one key frame: its rates, its segment range bytes
+/// (unused in a single-segment clip), and where its first component's bits are.
+pub(crate) struct QuadKey<'a, V: Lanes> {
+    pub rates: QuadRates<V>,
+    pub segment: SegmentWords,
+    pub samples: &'a [u8],
+    pub bit: u64,
+}
+
+/// The values of the `C` components of a quad's four lanes at key 0 and key 1 (key
+/// 0's again when not `interpolate`), one vector per component (lanes past `C`
+/// zero): `grid` gives each component's clip-range step and base, `clip` the quad's
+/// clip ranges. `RANGED`: the clip has segment ranges; `SAME`: both keys lie in one
+/// segment (`key1`'s rates and segment bytes are `key0`'s).
+#[inline(always)]
+pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool>(
+    grid: &[(V, V); 4],
+    clip: &ClipWords,
+    key0: &QuadKey<'_, V>,
+    key1: &QuadKey<'_, V>,
+    interpolate: bool,
+) -> ([V; 4], [V; 4]) {
+    // Written out rather than looped, so that each component's index is a constant
+    // and its vectors stay in registers (not arrays on the stack).
+    let zero = V::splat(0.0);
+    let pair = |m: usize| component::<V, C, RANGED, SAME>(grid, clip, key0, key1, interpolate, m);
+    let (x0, x1) = pair(0);
+    let (y0, y1) = if C > 1 { pair(1) } else { (zero, zero) };
+    let (z0, z1) = if C > 2 { pair(2) } else { (zero, zero) };
+    let (w0, w1) = if C > 3 { pair(3) } else { (zero, zero) };
+    ([x0, y0, z0, w0], [x1, y1, z1, w1])
+}
+
+/// Component `m` of a quad's four lanes at key 0 and key 1 ([`quad_values`]).
+#[inline(always)]
+fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool>(
+    grid: &[(V, V); 4],
+    clip: &ClipWords,
+    key0: &QuadKey<'_, V>,
+    key1: &QuadKey<'_, V>,
+    interpolate: bool,
+    m: usize,
+) -> (V, V) {
+    let zero = V::splat(0.0);
+    let (step, base) = grid.get(m).copied().unwrap_or((zero, zero));
+    let word = |g: usize| clip.get(g).copied().unwrap_or(0);
+    let min = V::from_halves(word(m)).mul(step).add(base);
+    let extent = V::from_halves(word(C.wrapping_add(m))).mul(step);
+    let segment0 = RANGED.then(|| QuadSegment::<V>::new::<C>(&key0.segment, m));
+    let m64 = m as u64;
+    let start0 = key0.bit.wrapping_add(m64.wrapping_mul(u64::from(key0.rates.width)));
+    let v0 = key0.rates.component(key0.samples, start0, segment0.as_ref(), min, extent);
+    let v1 = if !interpolate {
+        v0
+    } else {
+        let rates1 = if SAME { &key0.rates } else { &key1.rates };
+        let segment1 = if SAME { segment0 } else { RANGED.then(|| QuadSegment::<V>::new::<C>(&key1.segment, m)) };
+        let start1 = key1.bit.wrapping_add(m64.wrapping_mul(u64::from(rates1.width)));
+        rates1.component(key1.samples, start1, segment1.as_ref(), min, extent)
+    };
+    (v0, v1)
+}
+
+/// One lane of a quad, decoded alone (a single bone, or a subset's): the bits of
+/// each component read where the quad's layout puts them, and the same lane-wise
+/// operations as [`quad_values`] applied to a vector of the lane's components
+/// (`x, y, z, w`) rather than of the quad's lanes. The same operations on the same
+/// numbers: the same bits as the lane of a whole quad.
+pub(crate) struct Lane<'a> {
+    /// The clip's bytes.
+    pub bytes: &'a [u8],
+    /// The quad's lane count (1 to 4) and this sub-track's lane in it.
+    pub lanes: usize,
+    pub lane: usize,
+    /// Where the quad's clip ranges start.
+    pub clip_at: usize,
+}
+
+/// What one key frame gives a [`Lane`]: the quad's rate bytes there, and where the
+/// quad's first component's bits start in `samples`.
+pub(crate) struct LaneKey<'a> {
+    pub rates: u32,
+    pub samples: &'a [u8],
+    pub bit: u64,
+}
+
+impl Lane<'_> {
+    /// The lane's segment range bytes in the segment whose bytes start at
+    /// `segment_at`: `lo` of component m at `m·lanes + lane`, `hi` at
+    /// `(C + m)·lanes + lane`.
+    #[inline(always)]
+    pub(crate) fn segment<V: Lanes, const C: usize>(&self, segment_at: usize) -> QuadSegment<V> {
+        let (lo, hi) = in_window(self.bytes, segment_at, |w| {
+            // Below 2·4·4 = 32: inside the window (the mask only tells the compiler).
+            let byte = |g: usize| {
+                let at = g.wrapping_mul(self.lanes).wrapping_add(self.lane) & (WINDOW - 1);
+                u32::from(w.get(at).copied().unwrap_or(0))
+            };
+            let word = |first: usize| (0..C).fold(0u32, |word, m| word | byte(first.wrapping_add(m)) << ((m & 3) << 3));
+            (word(0), word(C))
+        });
+        let (lo, hi) = (V::from_bytes(lo), V::from_bytes(hi));
+        let scale = V::splat(BYTE_SCALE);
+        QuadSegment { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
+    }
+
+    /// The lane's `C` components at `key`, given its segment range bytes there
+    /// (`None` in a single-segment clip: [`Lane::segment`]) and its clip range `min`,
+    /// `extent`.
+    #[inline(always)]
+    pub(crate) fn value<V: Lanes, const C: usize>(
+        &self,
+        key: &LaneKey<'_>,
+        segment: Option<&QuadSegment<V>>,
+        min: V,
+        extent: V,
+    ) -> V {
+        let shift = (self.lane.wrapping_mul(8) & 31) as u32;
+        let rate = (key.rates >> shift) & 0xff;
+        let place = u64::from((key.rates.wrapping_mul(0x0101_0100) >> shift) & 0xff);
+        let width = u64::from(key.rates.wrapping_mul(0x0101_0101) >> 24);
+        let mask = match rate {
+            0 => 0,
+            1..=31 => u32::MAX >> (32u32.wrapping_sub(rate) & 31),
+            _ => u32::MAX,
+        };
+        let start = key.bit.wrapping_add(place);
+        let q: [u32; 4] = core::array::from_fn(|m| {
+            let at = start.wrapping_add((m as u64).wrapping_mul(width));
+            if m < C {
+                bits_from(key.samples, at) as u32 & mask
+            } else {
+                0
+            }
+        });
+        let q = V::from_bits(q);
+        let scale = V::splat(1.0).div(V::splat(mask as f32));
+        let n = q.integers_to_floats().mul(scale);
+        let n = match segment {
+            Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
+            None => n,
+        };
+        let v = n.mul(extent).add(min);
+        match rate {
+            0 => {
+                let n = match segment {
+                    Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
+                    None => V::splat(0.0),
+                };
+                n.mul(extent).add(min)
+            }
+            32.. => q,
+            _ => v,
+        }
+    }
+
+    /// The lane's clip range: its `C` minimums and extents as `u16` words (component
+    /// `m` in bits `16m ..`), minimums of component m at group `m`, extents at `C + m`.
+    #[inline(always)]
+    pub(crate) fn clip_range<const C: usize>(&self) -> (u64, u64) {
+        in_window(self.bytes, self.clip_at, |w| {
+            let half = |g: usize| {
+                // Below 2·8·4 = 64 and even: inside the window (the mask only tells the
+                // compiler).
+                let at = (g.wrapping_mul(self.lanes).wrapping_add(self.lane) << 1) & (WINDOW - 2);
+                w.get(at..).and_then(<[u8]>::first_chunk::<2>).map_or(0, |b| u64::from(u16::from_le_bytes(*b)))
+            };
+            let word = |first: usize| (0..C).fold(0u64, |word, m| word | half(first.wrapping_add(m)) << ((m & 3) << 4));
+            (word(0), word(C))
+        })
+    }
+}
