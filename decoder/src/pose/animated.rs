@@ -152,7 +152,12 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     } else {
         QuadKey { rates: rates(1), segment: segment(1), samples: key1.samples, bit: bits[1] }
     };
-    let (v0, v1) = quad_values::<V, C, RANGED, SAME>(grid, &clip_words, &k0, &k1, interpolate);
+    // Quads without rate-0 or raw lanes (most) take code without their selects.
+    let (v0, v1) = if k0.rates.special || k1.rates.special {
+        quad_values::<V, C, RANGED, SAME, true>(grid, &clip_words, &k0, &k1, interpolate)
+    } else {
+        quad_values::<V, C, RANGED, SAME, false>(grid, &clip_words, &k0, &k1, interpolate)
+    };
     bits[0] = bits[0].wrapping_add(u64::from(k0.rates.width).wrapping_mul(C as u64));
     bits[1] = bits[1].wrapping_add(u64::from(k1.rates.width).wrapping_mul(C as u64));
     at.rates = at.rates.map(|r| r.wrapping_add(lanes));

@@ -189,7 +189,7 @@ impl<V: Lanes> QuadRates<V> {
     /// (format-spec/decoding.md), then, in a quad with rate-0 or raw lanes, their
     /// values put in ([`QuadRates::replace`]).
     #[inline(always)]
-    pub(crate) fn component(
+    pub(crate) fn component<const SPECIAL: bool>(
         &self,
         samples: &[u8],
         start: u64,
@@ -204,7 +204,7 @@ impl<V: Lanes> QuadRates<V> {
             None => n,
         };
         let v = n.mul(extent).add(min);
-        if self.special {
+        if SPECIAL && self.special {
             self.replace(q, v, segment, min, extent)
         } else {
             v
@@ -267,9 +267,11 @@ pub(crate) struct QuadKey<'a, V: Lanes> {
 /// 0's again when not `interpolate`), one vector per component (lanes past `C`
 /// zero): `grid` gives each component's clip-range step and base, `clip` the quad's
 /// clip ranges. `RANGED`: the clip has segment ranges; `SAME`: both keys lie in one
-/// segment (`key1`'s rates and segment bytes are `key0`'s).
+/// segment (`key1`'s rates and segment bytes are `key0`'s); `SPECIAL`: the quad may
+/// have lanes of rate 0 or 32, whose values are replaced ([`QuadRates::special`]),
+/// and without it no select is compiled in.
 #[inline(always)]
-pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool>(
+pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, const SPECIAL: bool>(
     grid: &[(V, V); 4],
     clip: &ClipWords,
     key0: &QuadKey<'_, V>,
@@ -279,7 +281,7 @@ pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SA
     // Written out rather than looped, so that each component's index is a constant
     // and its vectors stay in registers (not arrays on the stack).
     let zero = V::splat(0.0);
-    let pair = |m: usize| component::<V, C, RANGED, SAME>(grid, clip, key0, key1, interpolate, m);
+    let pair = |m: usize| component::<V, C, RANGED, SAME, SPECIAL>(grid, clip, key0, key1, interpolate, m);
     let (x0, x1) = pair(0);
     let (y0, y1) = if C > 1 { pair(1) } else { (zero, zero) };
     let (z0, z1) = if C > 2 { pair(2) } else { (zero, zero) };
@@ -289,7 +291,7 @@ pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SA
 
 /// Component `m` of a quad's four lanes at key 0 and key 1 ([`quad_values`]).
 #[inline(always)]
-fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool>(
+fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, const SPECIAL: bool>(
     grid: &[(V, V); 4],
     clip: &ClipWords,
     key0: &QuadKey<'_, V>,
@@ -305,14 +307,14 @@ fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool>(
     let segment0 = RANGED.then(|| QuadSegment::<V>::new::<C>(&key0.segment, m));
     let m64 = m as u64;
     let start0 = key0.bit.wrapping_add(m64.wrapping_mul(u64::from(key0.rates.width)));
-    let v0 = key0.rates.component(key0.samples, start0, segment0.as_ref(), min, extent);
+    let v0 = key0.rates.component::<SPECIAL>(key0.samples, start0, segment0.as_ref(), min, extent);
     let v1 = if !interpolate {
         v0
     } else {
         let rates1 = if SAME { &key0.rates } else { &key1.rates };
         let segment1 = if SAME { segment0 } else { RANGED.then(|| QuadSegment::<V>::new::<C>(&key1.segment, m)) };
         let start1 = key1.bit.wrapping_add(m64.wrapping_mul(u64::from(rates1.width)));
-        rates1.component(key1.samples, start1, segment1.as_ref(), min, extent)
+        rates1.component::<SPECIAL>(key1.samples, start1, segment1.as_ref(), min, extent)
     };
     (v0, v1)
 }
