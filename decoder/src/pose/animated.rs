@@ -14,7 +14,7 @@ use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::quad::{clip_words, quad_values, rate_word, segment_words, QuadKey, QuadRates};
+use crate::unpack::quad::{clip_words, quad_values, rate_word, segment_words, QuadKey, QuadRates, SegmentWords};
 
 /// Writes the animated sub-tracks of every list at `keys` blended by `alpha` into
 /// `out`, and nothing else: the parts of a bone no animated sub-track covers keep
@@ -137,20 +137,20 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     let bytes = clip.bytes;
     let [key0, key1] = keys;
     let clip_words = clip_words::<C>(bytes, at.clip, lanes);
-    let segment = |k: usize| {
-        let from = at.segment.get(k).copied().unwrap_or(0);
-        if RANGED {
-            segment_words::<C>(bytes, from, lanes)
-        } else {
-            [0; 8]
-        }
-    };
-    let rates = |k: usize| QuadRates::<V>::new(rate_word(bytes, at.rates.get(k).copied().unwrap_or(0), lanes));
-    let k0 = QuadKey { rates: rates(0), segment: segment(0), samples: key0.samples, bit: bits[0] };
+    // (Functions, not closures: a closure the compiler leaves out of line would lose
+    // the AVX2 code generation of the function it is written in.)
+    let segment0 = segment_of::<C, RANGED>(bytes, at.segment[0], lanes);
+    let rates0 = QuadRates::<V>::new(rate_word(bytes, at.rates[0], lanes), lanes);
+    let k0 = QuadKey { rates: rates0, segment: segment0, samples: key0.samples, bit: bits[0] };
     let k1 = if SAME || !interpolate {
         QuadKey { samples: key1.samples, bit: bits[1], ..k0 }
     } else {
-        QuadKey { rates: rates(1), segment: segment(1), samples: key1.samples, bit: bits[1] }
+        QuadKey {
+            rates: QuadRates::<V>::new(rate_word(bytes, at.rates[1], lanes), lanes),
+            segment: segment_of::<C, RANGED>(bytes, at.segment[1], lanes),
+            samples: key1.samples,
+            bit: bits[1],
+        }
     };
     // Quads without rate-0 or raw lanes (most) take code without their selects.
     let (v0, v1) = if k0.rates.special || k1.rates.special {
@@ -164,6 +164,17 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     at.clip = at.clip.wrapping_add(lanes.wrapping_mul(C << 2));
     at.segment = at.segment.map(|r| r.wrapping_add(lanes.wrapping_mul(C << 1)));
     store::<V, L, C>(v0, v1, alpha, lanes, bones, out);
+}
+
+/// The segment range bytes of a quad of `lanes` lanes at byte `at` (none without
+/// segment ranges).
+#[inline(always)]
+fn segment_of<const C: usize, const RANGED: bool>(bytes: &[u8], at: usize, lanes: usize) -> SegmentWords {
+    if RANGED {
+        segment_words::<C>(bytes, at, lanes)
+    } else {
+        [0; 8]
+    }
 }
 
 /// Finishes a quad's values (one vector per component at each key) and stores lane

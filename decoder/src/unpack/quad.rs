@@ -124,8 +124,9 @@ pub(crate) struct QuadRates<V: Lanes> {
     /// `1 / (2^rate − 1)` in each lane, the nearest `f32` ([`RECIPROCALS`]; a lane
     /// of rate 0 or 32 holds something else, and its value is replaced).
     scale: V,
-    /// Whether a lane has rate 0 (constant in the segment, or past the quad's last)
-    /// or 32 (raw `f32`): its value is then replaced ([`QuadRates::replace`]).
+    /// Whether a lane of the quad has rate 0 (constant in the segment) or 32 (raw
+    /// `f32`): its value is then replaced ([`QuadRates::replace`]). (The lanes past
+    /// the quad's last hold values never stored.)
     pub special: bool,
     /// All ones in the lanes of rate 0.
     flat: V,
@@ -134,10 +135,10 @@ pub(crate) struct QuadRates<V: Lanes> {
 }
 
 impl<V: Lanes> QuadRates<V> {
-    /// The rates of a quad from its rate bytes, one per lane (0 past the quad's last:
-    /// [`rate_word`]).
+    /// The rates of a quad of `lanes` lanes (1 to 4) from its rate bytes, one per
+    /// lane (0 past the quad's last: [`rate_word`]).
     #[inline(always)]
-    pub(crate) fn new(word: u32) -> Self {
+    pub(crate) fn new(word: u32, lanes: usize) -> Self {
         // Byte `k` of the product is the sum of bytes `0 .. k`: the rates are at most
         // 32, so no sum carries into the next byte.
         let place_bytes = word.wrapping_mul(0x0101_0100);
@@ -145,9 +146,12 @@ impl<V: Lanes> QuadRates<V> {
         let masks = V::rate_masks(word);
         // 2^r − 1 is exact in f32 up to 24 bits: one rounded division gives R[r].
         let scale = V::splat(1.0).div(masks.integers_to_floats());
-        // A zero byte in `w` (bit 7 of each byte where it is zero: exact for the
-        // lowest such byte, enough to tell whether there is one).
-        let zero_byte = |w: u32| w.wrapping_sub(0x0101_0101) & !w & 0x8080_8080 != 0;
+        // A zero byte among the live lanes' bytes of `w` (bit 7 of each byte where it
+        // is zero: exact for the lowest such byte, and a borrow only runs upwards, so
+        // the bytes past the quad's last lane, at the top, never mark a live one).
+        // Those lanes read as rate 0 but are never stored: they need no select.
+        let live = 0x8080_8080u32 >> (QUAD_LANES.wrapping_sub(lanes).wrapping_mul(8) & 31);
+        let zero_byte = |w: u32| w.wrapping_sub(0x0101_0101) & !w & live != 0;
         let special = zero_byte(word) || zero_byte(word ^ 0x2020_2020);
         let (flat, raw) = if special {
             let rates = V::from_bytes(word);
