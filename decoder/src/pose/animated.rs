@@ -9,12 +9,15 @@
 use crate::format::bytes::f32_at;
 use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
-use crate::pose::finish::{finish_rotations, lerp};
+use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::quad::{clip_words, quad_values, rate_word, segment_words, QuadKey, QuadRates, SegmentWords};
+use crate::unpack::quad::{
+    clip_words, quad_values, rate_word, segment_words, Lane, LaneKey, QuadKey, QuadRates, SegmentWords,
+};
+use crate::unpack::values::floats;
 
 /// Writes the animated sub-tracks of every list at `keys` blended by `alpha` into
 /// `out`, and nothing else: the parts of a bone no animated sub-track covers keep
@@ -104,10 +107,79 @@ fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME
             out,
         );
     }
-    let lanes = count % QUAD_LANES;
-    if lanes > 0 {
-        decode::<V, L, C, RANGED, SAME>(clip, &mut at, lanes, &grid, keys, alpha, interpolate, bits, &mut bones, out);
+    // A last quad of one lane is one sub-track: read alone, as a single bone is
+    // (its components in the lanes of one vector), it costs about half a quad.
+    match count % QUAD_LANES {
+        0 => {}
+        1 => single::<V, L, C, RANGED, SAME>(clip, &at, keys, alpha, bits, &mut bones, out),
+        lanes => decode::<V, L, C, RANGED, SAME>(
+            clip,
+            &mut at,
+            lanes,
+            &grid,
+            keys,
+            alpha,
+            interpolate,
+            bits,
+            &mut bones,
+            out,
+        ),
     }
+}
+
+/// The quad of one lane of list `L` at `at` (a list's last sub-track when its count
+/// is one more than a multiple of four), decoded as [`Lane`] decodes a single
+/// bone's, written to the next bone of `bones`; moves `bits` past it. The same
+/// operations on the same numbers as [`decode`]: the same bits.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn single<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
+    clip: &Clip<'_>,
+    at: &At,
+    keys: &[Key<'_>; 2],
+    alpha: f32,
+    bits: &mut [u64; 2],
+    bones: &mut impl Iterator<Item = usize>,
+    out: &mut [Transform],
+) {
+    let bytes = clip.bytes;
+    let [key0, key1] = keys;
+    let lane = Lane { bytes, lanes: 1, lane: 0, clip_at: at.clip };
+    // The list's grid as vectors across components.
+    let list = TrackList::from_index(L);
+    let (step, base) = if list.kind() == SubTrackKind::Rotation {
+        (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
+    } else {
+        let at = clip.start(list).range_grid as usize;
+        let from = |at: usize| bytes.get(at..).unwrap_or(&[]);
+        (floats::<V, C>(from(at.wrapping_add(12))), floats::<V, C>(from(at)))
+    };
+    let (mins, extents) = lane.clip_range::<C>();
+    let min = V::from_halves(mins).mul(step).add(base);
+    let extent = V::from_halves(extents).mul(step);
+    let rate = |k: usize| rate_word(bytes, at.rates.get(k).copied().unwrap_or(0), 1);
+    let segment = |k: usize| RANGED.then(|| lane.segment::<V, C>(at.segment.get(k).copied().unwrap_or(0)));
+    let (rate0, segment0) = (rate(0), segment(0));
+    let k0 = LaneKey { rates: rate0, samples: key0.samples, bit: bits[0] };
+    let v0 = lane.value::<V, C>(&k0, segment0.as_ref(), min, extent);
+    let rate1 = if SAME { rate0 } else { rate(1) };
+    let v1 = if alpha == 0.0 {
+        v0
+    } else {
+        let k1 = LaneKey { rates: rate1, samples: key1.samples, bit: bits[1] };
+        let segment1 = if SAME { segment0 } else { segment(1) };
+        lane.value::<V, C>(&k1, segment1.as_ref(), min, extent)
+    };
+    bits[0] = bits[0].wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
+    bits[1] = bits[1].wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
+    let value = if TrackList::from_index(L).kind() == SubTrackKind::Rotation {
+        finish_rotation(C == 3, v0, v1, alpha)
+    } else if alpha != 0.0 {
+        lerp(v0, v1, alpha)
+    } else {
+        v0
+    };
+    put::<V, L>(value, bones, out);
 }
 
 /// Where the next quad's bytes are: its rate bytes in each key's segment, its clip

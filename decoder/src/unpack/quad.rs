@@ -387,15 +387,14 @@ impl Lane<'_> {
             _ => u32::MAX,
         };
         let start = key.bit.wrapping_add(place);
-        let q: [u32; 4] = core::array::from_fn(|m| {
-            let at = start.wrapping_add((m as u64).wrapping_mul(width));
-            if m < C {
-                bits_from(key.samples, at) as u32 & mask
-            } else {
-                0
-            }
-        });
-        let q = V::from_bits(q);
+        // Written out (a closure or `array::from_fn` may be left out of line, without
+        // the AVX2 code generation of the caller).
+        let field = |at: u64| bits_from(key.samples, at) as u32 & mask;
+        let x = field(start);
+        let y = if C > 1 { field(start.wrapping_add(width)) } else { 0 };
+        let z = if C > 2 { field(start.wrapping_add(width << 1)) } else { 0 };
+        let w = if C > 3 { field(start.wrapping_add(width.wrapping_mul(3))) } else { 0 };
+        let q = V::from_bits([x, y, z, w]);
         let scale = V::splat(1.0).div(V::splat(mask as f32));
         let n = q.integers_to_floats().mul(scale);
         let n = match segment {
