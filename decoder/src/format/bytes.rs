@@ -81,9 +81,7 @@ pub fn bits_from(bytes: &[u8], bit_offset: u64) -> u64 {
 /// zero bits instead of panicking.
 #[inline]
 pub fn read_bits(bytes: &[u8], bit_offset: u64, bits: u8) -> u32 {
-    // `bits` is at most 32, so the shift is in range and the subtraction cannot wrap.
-    let mask = if bits >= 32 { u64::from(u32::MAX) } else { (1u64 << bits).wrapping_sub(1) };
-    (bits_from(bytes, bit_offset) & mask) as u32
+    bits_from(bytes, bit_offset) as u32 & crate::format::field_mask(u32::from(bits))
 }
 
 #[cfg(test)]

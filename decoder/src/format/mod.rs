@@ -235,6 +235,17 @@ pub const MAX_QUANTIZED_BITS: u8 = 24;
 /// The bit rate meaning "raw IEEE-754 single precision, no range reduction".
 pub const RAW_BITS: u8 = 32;
 
+/// The mask of a field `rate` bits wide, `2^rate − 1`: 0 for rate 0, every bit for
+/// 32 (a raw `f32`) or more.
+#[inline(always)]
+pub const fn field_mask(rate: u32) -> u32 {
+    match rate {
+        0 => 0,
+        1..=31 => u32::MAX >> (32u32.wrapping_sub(rate) & 31),
+        _ => u32::MAX,
+    }
+}
+
 /// The number of sample intervals a clip of `sample_count` stored samples plays:
 /// `sample_count - 1` when it clamps, `sample_count` when it wraps (the interval from
 /// the last stored sample back to the first).

@@ -162,11 +162,7 @@ pub(crate) trait Lanes: Copy {
     /// every bit for 32 or more): the field mask of each lane of a quad.
     #[inline(always)]
     fn rate_masks(rates: u32) -> Self {
-        Self::from_bits(rates.to_le_bytes().map(|r| match r {
-            0 => 0,
-            1..=31 => u32::MAX >> (32u8.wrapping_sub(r) & 31),
-            _ => u32::MAX,
-        }))
+        Self::from_bits(rates.to_le_bytes().map(|r| crate::format::field_mask(u32::from(r))))
     }
     /// The lanes' bit patterns read as integers below 2²⁴ and converted to `f32`
     /// (exactly).

@@ -6,11 +6,9 @@
 //! bits a single sub-track decoded alone gives.
 
 use crate::format::bytes::{bits_from, u32_at};
-use crate::format::QUAD_LANES;
+use crate::format::{field_mask, QUAD_LANES};
 use crate::simd::Lanes;
-#[cfg(doc)]
-use crate::unpack::values::RECIPROCALS;
-use crate::unpack::values::{BYTE_SCALE, WORD_SCALE};
+use crate::unpack::values::{dequantize, flat, SegmentRange, RECIPROCALS};
 
 /// The bits one 8-byte load guarantees from any bit position.
 const ONE_LOAD_BITS: u32 = 57;
@@ -125,7 +123,7 @@ pub(crate) struct QuadRates<V: Lanes> {
     /// of rate 0 or 32 holds something else, and its value is replaced).
     scale: V,
     /// Whether a lane of the quad has rate 0 (constant in the segment) or 32 (raw
-    /// `f32`): its value is then replaced ([`QuadRates::replace`]). (The lanes past
+    /// `f32`): its value is then replaced ([`QuadRates::component`]). (The lanes past
     /// the quad's last hold values never stored.)
     pub special: bool,
     /// All ones in the lanes of rate 0.
@@ -191,40 +189,24 @@ impl<V: Lanes> QuadRates<V> {
     /// of `samples`: each lane's integer through the segment range (`None` in a
     /// single-segment clip) and the clip range `min`, `extent`
     /// (format-spec/decoding.md), then, in a quad with rate-0 or raw lanes, their
-    /// values put in ([`QuadRates::replace`]).
+    /// values put in: the segment's constant for rate 0 ([`flat`]), the stored bits
+    /// for raw lanes.
     #[inline(always)]
     pub(crate) fn component<const SPECIAL: bool>(
         &self,
         samples: &[u8],
         start: u64,
-        segment: Option<&QuadSegment<V>>,
+        segment: Option<&SegmentRange<V>>,
         min: V,
         extent: V,
     ) -> V {
         let q = self.integers(samples, start);
-        let n = q.integers_to_floats().mul(self.scale);
-        let n = match segment {
-            Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
-            None => n,
-        };
-        let v = n.mul(extent).add(min);
+        let v = dequantize(q.integers_to_floats(), self.scale, segment, min, extent);
         if SPECIAL && self.special {
-            self.replace(q, v, segment, min, extent)
+            V::select(self.raw, q, V::select(self.flat, flat(segment, min, extent), v))
         } else {
             v
         }
-    }
-
-    /// `v` with its rate-0 lanes replaced by the segment's constant (`lo + 256·hi`
-    /// times [`WORD_SCALE`], 0 in a single-segment clip, through the clip range) and
-    /// its raw lanes by their stored bits `q`.
-    #[inline(always)]
-    fn replace(&self, q: V, v: V, segment: Option<&QuadSegment<V>>, min: V, extent: V) -> V {
-        let n = match segment {
-            Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
-            None => V::splat(0.0),
-        };
-        V::select(self.raw, q, V::select(self.flat, n.mul(extent).add(min), v))
     }
 }
 
@@ -236,26 +218,12 @@ fn rates_at_end(bytes: &[u8], at: usize) -> u32 {
     byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24
 }
 
-/// One component's segment range bytes of a quad's four lanes, `lo` and `hi`, and
-/// the forms the quantised lanes use, `lo · K8` and `hi · K8`.
-#[derive(Clone, Copy)]
-pub(crate) struct QuadSegment<V: Lanes> {
-    lo: V,
-    hi: V,
-    lo_scaled: V,
-    hi_scaled: V,
-}
-
-impl<V: Lanes> QuadSegment<V> {
-    /// Component `m` of a quad of `C` components from its segment range bytes.
-    #[inline(always)]
-    pub(crate) fn new<const C: usize>(words: &SegmentWords, m: usize) -> Self {
-        let word = |g: usize| words.get(g).copied().unwrap_or(0);
-        let lo = V::from_bytes(word(m));
-        let hi = V::from_bytes(word(C.wrapping_add(m)));
-        let scale = V::splat(BYTE_SCALE);
-        QuadSegment { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
-    }
+/// The segment range of component `m` of a quad of `C` components, its four lanes'
+/// `lo` and `hi` bytes from the quad's segment range bytes.
+#[inline(always)]
+fn segment_range<V: Lanes, const C: usize>(words: &SegmentWords, m: usize) -> SegmentRange<V> {
+    let word = |g: usize| words.get(g).copied().unwrap_or(0);
+    SegmentRange::new(V::from_bytes(word(m)), V::from_bytes(word(C.wrapping_add(m))))
 }
 
 /// What a quad's lanes need of one key frame: its rates, its segment range bytes
@@ -272,7 +240,7 @@ pub(crate) struct QuadKey<'a, V: Lanes> {
 /// zero): `grid` gives each component's clip-range step and base, `clip` the quad's
 /// clip ranges. `RANGED`: the clip has segment ranges; `SAME`: both keys lie in one
 /// segment (`key1`'s rates and segment bytes are `key0`'s); `SPECIAL`: the quad may
-/// have lanes of rate 0 or 32, whose values are replaced ([`QuadRates::special`]),
+/// have lanes of rate 0 or 32, whose values are replaced ([`QuadRates::component`]),
 /// and without it no select is compiled in.
 #[inline(always)]
 pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, const SPECIAL: bool>(
@@ -308,7 +276,7 @@ fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, con
     let word = |g: usize| clip.get(g).copied().unwrap_or(0);
     let min = V::from_halves(word(m)).mul(step).add(base);
     let extent = V::from_halves(word(C.wrapping_add(m))).mul(step);
-    let segment0 = RANGED.then(|| QuadSegment::<V>::new::<C>(&key0.segment, m));
+    let segment0 = RANGED.then(|| segment_range::<V, C>(&key0.segment, m));
     let m64 = m as u64;
     let start0 = key0.bit.wrapping_add(m64.wrapping_mul(u64::from(key0.rates.width)));
     let v0 = key0.rates.component::<SPECIAL>(key0.samples, start0, segment0.as_ref(), min, extent);
@@ -316,7 +284,7 @@ fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, con
         v0
     } else {
         let rates1 = if SAME { &key0.rates } else { &key1.rates };
-        let segment1 = if SAME { segment0 } else { RANGED.then(|| QuadSegment::<V>::new::<C>(&key1.segment, m)) };
+        let segment1 = if SAME { segment0 } else { RANGED.then(|| segment_range::<V, C>(&key1.segment, m)) };
         let start1 = key1.bit.wrapping_add(m64.wrapping_mul(u64::from(rates1.width)));
         rates1.component::<SPECIAL>(key1.samples, start1, segment1.as_ref(), min, extent)
     };
@@ -351,7 +319,7 @@ impl Lane<'_> {
     /// `segment_at`: `lo` of component m at `m·lanes + lane`, `hi` at
     /// `(C + m)·lanes + lane`.
     #[inline(always)]
-    pub(crate) fn segment<V: Lanes, const C: usize>(&self, segment_at: usize) -> QuadSegment<V> {
+    pub(crate) fn segment<V: Lanes, const C: usize>(&self, segment_at: usize) -> SegmentRange<V> {
         let (lo, hi) = in_window(self.bytes, segment_at, |w| {
             // Below 2·4·4 = 32: inside the window (the mask only tells the compiler).
             let byte = |g: usize| {
@@ -361,9 +329,7 @@ impl Lane<'_> {
             let word = |first: usize| (0..C).fold(0u32, |word, m| word | byte(first.wrapping_add(m)) << ((m & 3) << 3));
             (word(0), word(C))
         });
-        let (lo, hi) = (V::from_bytes(lo), V::from_bytes(hi));
-        let scale = V::splat(BYTE_SCALE);
-        QuadSegment { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
+        SegmentRange::new(V::from_bytes(lo), V::from_bytes(hi))
     }
 
     /// The lane's `C` components at `key`, given its segment range bytes there
@@ -373,7 +339,7 @@ impl Lane<'_> {
     pub(crate) fn value<V: Lanes, const C: usize>(
         &self,
         key: &LaneKey<'_>,
-        segment: Option<&QuadSegment<V>>,
+        segment: Option<&SegmentRange<V>>,
         min: V,
         extent: V,
     ) -> V {
@@ -381,11 +347,7 @@ impl Lane<'_> {
         let rate = (key.rates >> shift) & 0xff;
         let place = u64::from((key.rates.wrapping_mul(0x0101_0100) >> shift) & 0xff);
         let width = u64::from(key.rates.wrapping_mul(0x0101_0101) >> 24);
-        let mask = match rate {
-            0 => 0,
-            1..=31 => u32::MAX >> (32u32.wrapping_sub(rate) & 31),
-            _ => u32::MAX,
-        };
+        let mask = field_mask(rate);
         let start = key.bit.wrapping_add(place);
         // Written out (a closure or `array::from_fn` may be left out of line, without
         // the AVX2 code generation of the caller).
@@ -395,23 +357,13 @@ impl Lane<'_> {
         let z = if C > 2 { field(start.wrapping_add(width << 1)) } else { 0 };
         let w = if C > 3 { field(start.wrapping_add(width.wrapping_mul(3))) } else { 0 };
         let q = V::from_bits([x, y, z, w]);
-        let scale = V::splat(1.0).div(V::splat(mask as f32));
-        let n = q.integers_to_floats().mul(scale);
-        let n = match segment {
-            Some(s) => n.mul(s.hi_scaled).add(s.lo_scaled),
-            None => n,
-        };
-        let v = n.mul(extent).add(min);
         match rate {
-            0 => {
-                let n = match segment {
-                    Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
-                    None => V::splat(0.0),
-                };
-                n.mul(extent).add(min)
-            }
+            0 => flat(segment, min, extent),
             32.. => q,
-            _ => v,
+            r => {
+                let scale = RECIPROCALS.get((r & 31) as usize).copied().unwrap_or(1.0);
+                dequantize(q.integers_to_floats(), V::splat(scale), segment, min, extent)
+            }
         }
     }
 
