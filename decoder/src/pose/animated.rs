@@ -91,40 +91,31 @@ fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME
         clip: clip.ranges_offset.wrapping_add(before << 2),
         segment: [key0.segment_ranges.wrapping_add(before << 1), key1.segment_ranges.wrapping_add(before << 1)],
     };
+    let samples = ListSamples { clip, keys, alpha, interpolate, grid };
     // The whole quads (where every offset is a constant), then the last one when
     // the count is not a multiple of four.
     for _ in 0..count / QUAD_LANES {
-        decode::<V, L, C, RANGED, SAME>(
-            clip,
-            &mut at,
-            QUAD_LANES,
-            &grid,
-            keys,
-            alpha,
-            interpolate,
-            bits,
-            &mut bones,
-            out,
-        );
+        decode::<V, L, C, RANGED, SAME>(&samples, &mut at, QUAD_LANES, bits, &mut bones, out);
     }
     // A last quad of one lane is one sub-track: read alone, as a single bone is
     // (its components in the lanes of one vector), it costs about half a quad.
     match count % QUAD_LANES {
         0 => {}
         1 => single::<V, L, C, RANGED, SAME>(clip, &at, keys, alpha, bits, &mut bones, out),
-        lanes => decode::<V, L, C, RANGED, SAME>(
-            clip,
-            &mut at,
-            lanes,
-            &grid,
-            keys,
-            alpha,
-            interpolate,
-            bits,
-            &mut bones,
-            out,
-        ),
+        lanes => decode::<V, L, C, RANGED, SAME>(&samples, &mut at, lanes, bits, &mut bones, out),
     }
+}
+
+/// What every quad of one list is decoded with: the clip, the two key frames and
+/// the blend between them, and the list's clip-range grid, one vector per
+/// component (every lane the same).
+struct ListSamples<'a, 'c, V: Lanes> {
+    clip: &'a Clip<'c>,
+    keys: &'a [Key<'c>; 2],
+    alpha: f32,
+    /// `alpha != 0`: key 1 is read.
+    interpolate: bool,
+    grid: [(V, V); 4],
 }
 
 /// The quad of one lane of list `L` at `at` (a list's last sub-track when its count
@@ -193,19 +184,15 @@ struct At {
 /// Decodes the quad of `lanes` lanes (1 to 4) of list `L` at `at`, writes its lanes
 /// to the next bones of `bones`, and moves `at` and `bits` past it.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME: bool>(
-    clip: &Clip<'_>,
+    list: &ListSamples<'_, '_, V>,
     at: &mut At,
     lanes: usize,
-    grid: &[(V, V); 4],
-    keys: &[Key<'_>; 2],
-    alpha: f32,
-    interpolate: bool,
     bits: &mut [u64; 2],
     bones: &mut impl Iterator<Item = usize>,
     out: &mut [Transform],
 ) {
+    let ListSamples { clip, keys, alpha, interpolate, ref grid } = *list;
     let bytes = clip.bytes;
     let [key0, key1] = keys;
     let clip_words = clip_words::<C>(bytes, at.clip, lanes);
