@@ -10,7 +10,7 @@ use crate::format::bytes::f32_at;
 use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
 use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
-use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::pose::lists::{put, put_lanes, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
@@ -258,24 +258,5 @@ fn store<V: Lanes, const L: usize, const C: usize>(
     } else {
         V::transpose(k0)
     };
-    // Written out for the four lanes (a whole quad's `lanes` is the constant 4).
-    let [a, b, c, d] = values;
-    put::<V, L>(a, bones, out);
-    if lanes > 1 {
-        put::<V, L>(b, bones, out);
-    }
-    if lanes > 2 {
-        put::<V, L>(c, bones, out);
-    }
-    if lanes > 3 {
-        put::<V, L>(d, bones, out);
-    }
-}
-
-/// Stores `value` in the next bone of `bones` (nothing once `bones` ends).
-#[inline(always)]
-fn put<V: Lanes, const L: usize>(value: V, bones: &mut impl Iterator<Item = usize>, out: &mut [Transform]) {
-    if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
-        write::<V, L>(value, t);
-    }
+    put_lanes::<V, L>(values, lanes, bones, out);
 }

@@ -21,3 +21,35 @@ pub(crate) fn write<V: Lanes, const L: usize>(value: V, t: &mut Transform) {
         TrackList::Scale => t.scale = value.to_vec3(),
     }
 }
+
+/// Stores `value` in the part list `L` names of the next bone of `bones` (nothing
+/// once `bones` ends).
+#[inline(always)]
+pub(crate) fn put<V: Lanes, const L: usize>(value: V, bones: &mut impl Iterator<Item = usize>, out: &mut [Transform]) {
+    if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+        write::<V, L>(value, t);
+    }
+}
+
+/// [`put`] for the first `lanes` (1 to 4) of four values, in order.
+#[inline(always)]
+pub(crate) fn put_lanes<V: Lanes, const L: usize>(
+    values: [V; 4],
+    lanes: usize,
+    bones: &mut impl Iterator<Item = usize>,
+    out: &mut [Transform],
+) {
+    // Written out, not looped (with four lanes, `lanes` is a constant): the values
+    // stay in registers.
+    let [a, b, c, d] = values;
+    put::<V, L>(a, bones, out);
+    if lanes > 1 {
+        put::<V, L>(b, bones, out);
+    }
+    if lanes > 2 {
+        put::<V, L>(c, bones, out);
+    }
+    if lanes > 3 {
+        put::<V, L>(d, bones, out);
+    }
+}

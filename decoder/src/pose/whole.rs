@@ -6,10 +6,10 @@
 
 use crate::format::additive::Additive;
 use crate::format::clip::Clip;
-use crate::format::{bitset_index, SubTrackKind, TrackList, ROTATION_BASE, ROTATION_STEP};
+use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
 use crate::pose::animated::animated_part;
 use crate::pose::finish::{finish_rotation, finish_rotations};
-use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::pose::lists::{put, put_lanes, write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
@@ -94,11 +94,11 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
                     let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
                     [x, y, z, V::splat(0.0)]
                 };
-                constant_rotations::<V, C>(k, &mut bones, out);
+                constant_rotations::<V, L, C>(k, &mut bones, out);
             }
             // The last one to three, one at a time.
             for value in groups.remainder().chunks_exact(C << 2) {
-                single_rotation::<V, C>(floats::<V, C>(value), &mut bones, out);
+                single_rotation::<V, L, C>(floats::<V, C>(value), &mut bones, out);
             }
         }
         (true, false) => {
@@ -115,7 +115,7 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
                     let [x, y, z] = V::deinterleave3([load(0), load(1), load(2)]);
                     [x, y, z, V::splat(0.0)]
                 };
-                constant_rotations::<V, C>(k.map(|q| q.mul(step).add(base)), &mut bones, out);
+                constant_rotations::<V, L, C>(k.map(|q| q.mul(step).add(base)), &mut bones, out);
             }
             // The last one to three, one at a time, on the grid (which clears the
             // lanes past `C`).
@@ -124,7 +124,7 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
             let rest_at = at.wrapping_add(stored.len().wrapping_sub(rest.len()));
             for i in 0..rest.len().checked_div(C << 1).unwrap_or(0) {
                 let value = grid.apply(integers::<V, C>(clip.bytes, rest_at.wrapping_add(i.wrapping_mul(C << 1))));
-                single_rotation::<V, C>(value, &mut bones, out);
+                single_rotation::<V, L, C>(value, &mut bones, out);
             }
         }
         (false, true) => {
@@ -186,25 +186,22 @@ fn constants_at_start<V: Lanes, const L: usize, const C: usize>(
 /// bone of `bones`: the same bits as [`constant_rotations`] gives it, for less work
 /// than four lanes when a list ends with fewer than four.
 #[inline(always)]
-fn single_rotation<V: Lanes, const C: usize>(value: V, bones: &mut impl Iterator<Item = usize>, out: &mut [Transform]) {
-    if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
-        t.rotation = finish_rotation(C == 3, value, value, 0.0).to_quat();
-    }
+fn single_rotation<V: Lanes, const L: usize, const C: usize>(
+    value: V,
+    bones: &mut impl Iterator<Item = usize>,
+    out: &mut [Transform],
+) {
+    put::<V, L>(finish_rotation(C == 3, value, value, 0.0), bones, out);
 }
 
 /// Finishes up to four constant rotations given one vector per component (`C` = 3:
 /// `w` rebuilt) and stores them in the next bones of `bones`, one per rotation
 /// (fewer when `bones` ends first: the lanes past the last value are unused).
 #[inline(always)]
-fn constant_rotations<V: Lanes, const C: usize>(
+fn constant_rotations<V: Lanes, const L: usize, const C: usize>(
     k: [V; 4],
     bones: &mut impl Iterator<Item = usize>,
     out: &mut [Transform],
 ) {
-    let finished = V::transpose(finish_rotations(C == 3, k, k, 0.0));
-    for q in finished {
-        if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
-            t.rotation = q.to_quat();
-        }
-    }
+    put_lanes::<V, L>(V::transpose(finish_rotations(C == 3, k, k, 0.0)), QUAD_LANES, bones, out);
 }
