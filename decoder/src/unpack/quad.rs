@@ -5,7 +5,7 @@
 //! [`crate::unpack::values`] in the order the spec writes it, so a lane gives the
 //! bits a single sub-track decoded alone gives.
 
-use crate::format::bytes::{bits_from, u32_at};
+use crate::format::bytes::{bits_from, u32_at, u64_at_or_zero};
 use crate::format::{field_mask, QUAD_LANES};
 use crate::simd::Lanes;
 use crate::unpack::values::{dequantize, flat, SegmentRange, RECIPROCALS};
@@ -320,6 +320,13 @@ impl Lane<'_> {
     /// `(C + m)·lanes + lane`.
     #[inline(always)]
     pub(crate) fn segment<V: Lanes, const C: usize>(&self, segment_at: usize) -> SegmentRange<V> {
+        if self.lanes == 1 {
+            // One lane: each group is one byte, the `lo` bytes side by side, then
+            // the `hi` bytes.
+            let live = u32::MAX >> (32usize.wrapping_sub(C << 3) & 31);
+            let word = |at: usize| rate_word(self.bytes, at, QUAD_LANES) & live;
+            return SegmentRange::new(V::from_bytes(word(segment_at)), V::from_bytes(word(segment_at.wrapping_add(C))));
+        }
         let (lo, hi) = in_window(self.bytes, segment_at, |w| {
             // Below 2·4·4 = 32: inside the window (the mask only tells the compiler).
             let byte = |g: usize| {
@@ -349,14 +356,23 @@ impl Lane<'_> {
         let width = u64::from(key.rates.wrapping_mul(0x0101_0101) >> 24);
         let mask = field_mask(rate);
         let start = key.bit.wrapping_add(place);
-        // Written out (a closure or `array::from_fn` may be left out of line, without
-        // the AVX2 code generation of the caller).
-        let field = |at: u64| bits_from(key.samples, at) as u32 & mask;
-        let x = field(start);
-        let y = if C > 1 { field(start.wrapping_add(width)) } else { 0 };
-        let z = if C > 2 { field(start.wrapping_add(width << 1)) } else { 0 };
-        let w = if C > 3 { field(start.wrapping_add(width.wrapping_mul(3))) } else { 0 };
-        let q = V::from_bits([x, y, z, w]);
+        let q = if self.lanes == 1 && u64::from(rate).wrapping_mul(C as u64) <= u64::from(ONE_LOAD_BITS) {
+            // One lane whose components fit in one load: they lie side by side, each
+            // `rate` bits, and split as a quad's lanes do (places 0, r, 2r, 3r: below
+            // 57 here).
+            let places = V::places(rate.wrapping_mul(0x0302_0100));
+            let live = u32::MAX >> (32usize.wrapping_sub(C << 3) & 31);
+            V::fields(bits_from(key.samples, start), places, V::rate_masks(rate.wrapping_mul(0x0101_0101) & live))
+        } else {
+            // Written out (a closure or `array::from_fn` may be left out of line,
+            // without the AVX2 code generation of the caller).
+            let field = |at: u64| bits_from(key.samples, at) as u32 & mask;
+            let x = field(start);
+            let y = if C > 1 { field(start.wrapping_add(width)) } else { 0 };
+            let z = if C > 2 { field(start.wrapping_add(width << 1)) } else { 0 };
+            let w = if C > 3 { field(start.wrapping_add(width.wrapping_mul(3))) } else { 0 };
+            V::from_bits([x, y, z, w])
+        };
         match rate {
             0 => flat(segment, min, extent),
             32.. => q,
@@ -371,6 +387,13 @@ impl Lane<'_> {
     /// `m` in bits `16m ..`), minimums of component m at group `m`, extents at `C + m`.
     #[inline(always)]
     pub(crate) fn clip_range<const C: usize>(&self) -> (u64, u64) {
+        if self.lanes == 1 {
+            // One lane: each group is one `u16`, the minimums side by side, then the
+            // extents.
+            let live = u64::MAX >> (64usize.wrapping_sub(C << 4) & 63);
+            let word = |at: usize| u64_at_or_zero(self.bytes, at) & live;
+            return (word(self.clip_at), word(self.clip_at.wrapping_add(C << 1)));
+        }
         in_window(self.bytes, self.clip_at, |w| {
             let half = |g: usize| {
                 // Below 2·8·4 = 64 and even: inside the window (the mask only tells the
