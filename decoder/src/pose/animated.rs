@@ -15,7 +15,7 @@ use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 use crate::unpack::quad::{
-    clip_words, quad_values, rate_word, segment_words, Lane, LaneKey, QuadKey, QuadRates, SegmentWords,
+    quad_values, rate_word, window, Groups, Lane, LaneKey, QuadKey, QuadRates, Window, ZEROS,
 };
 use crate::unpack::values::floats;
 
@@ -195,10 +195,12 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     let ListSamples { clip, keys, alpha, interpolate, ref grid } = *list;
     let bytes = clip.bytes;
     let [key0, key1] = keys;
-    let clip_words = clip_words::<C>(bytes, at.clip, lanes);
+    // Each byte range in one window, checked once (its copy near the buffer's end).
+    let (mut spare_clip, mut spare0, mut spare1) = (None, None, None);
+    let clip_groups = Groups { window: window(bytes, at.clip, &mut spare_clip), lanes };
     // (Functions, not closures: a closure the compiler leaves out of line would lose
     // the AVX2 code generation of the function it is written in.)
-    let segment0 = segment_of::<C, RANGED>(bytes, at.segment[0], lanes);
+    let segment0 = Groups { window: segment_window::<RANGED>(bytes, at.segment[0], &mut spare0), lanes };
     let rates0 = QuadRates::<V>::new(rate_word(bytes, at.rates[0], lanes), lanes);
     let k0 = QuadKey { rates: rates0, segment: segment0, samples: key0.samples, bit: bits[0] };
     let k1 = if SAME || !interpolate {
@@ -206,16 +208,16 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     } else {
         QuadKey {
             rates: QuadRates::<V>::new(rate_word(bytes, at.rates[1], lanes), lanes),
-            segment: segment_of::<C, RANGED>(bytes, at.segment[1], lanes),
+            segment: Groups { window: segment_window::<RANGED>(bytes, at.segment[1], &mut spare1), lanes },
             samples: key1.samples,
             bit: bits[1],
         }
     };
     // Quads without rate-0 or raw lanes (most) take code without their selects.
     let (v0, v1) = if k0.rates.special || k1.rates.special {
-        quad_values::<V, C, RANGED, SAME, true>(grid, &clip_words, &k0, &k1, interpolate)
+        quad_values::<V, C, RANGED, SAME, true>(grid, &clip_groups, &k0, &k1, interpolate)
     } else {
-        quad_values::<V, C, RANGED, SAME, false>(grid, &clip_words, &k0, &k1, interpolate)
+        quad_values::<V, C, RANGED, SAME, false>(grid, &clip_groups, &k0, &k1, interpolate)
     };
     bits[0] = bits[0].wrapping_add(u64::from(k0.rates.width).wrapping_mul(C as u64));
     bits[1] = bits[1].wrapping_add(u64::from(k1.rates.width).wrapping_mul(C as u64));
@@ -225,14 +227,14 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     store::<V, L, C>(v0, v1, alpha, lanes, bones, out);
 }
 
-/// The segment range bytes of a quad of `lanes` lanes at byte `at` (none without
-/// segment ranges).
+/// The window of a quad's segment range bytes at byte `at` (zeros, never read,
+/// without segment ranges).
 #[inline(always)]
-fn segment_of<const C: usize, const RANGED: bool>(bytes: &[u8], at: usize, lanes: usize) -> SegmentWords {
+fn segment_window<'a, const RANGED: bool>(bytes: &'a [u8], at: usize, spare: &'a mut Option<Window>) -> &'a Window {
     if RANGED {
-        segment_words::<C>(bytes, at, lanes)
+        window(bytes, at, spare)
     } else {
-        [0; 8]
+        &ZEROS
     }
 }
 

@@ -13,37 +13,34 @@ use crate::unpack::values::{dequantize, flat, SegmentRange, RECIPROCALS};
 /// The bits one 8-byte load guarantees from any bit position.
 const ONE_LOAD_BITS: u32 = 57;
 
-/// A quad's clip ranges (format-spec/tracks.md, Clip ranges): word `m` holds the
-/// four lanes' 16-bit minimums of component `m`, word `C + m` their extents (lane
-/// `j` in bits `16j ..`; lanes past the quad's last zero).
-pub(crate) type ClipWords = [u64; 8];
-
-/// A quad's segment range bytes in one segment (format-spec/segments.md): word `m`
-/// holds the four lanes' `lo` bytes of component `m`, word `C + m` their `hi` bytes
-/// (lanes past the quad's last zero).
-pub(crate) type SegmentWords = [u32; 8];
-
 /// The bytes a quad's clip ranges or segment range bytes are read from: the 64 at
 /// their start (more than either holds), taken with one bounds check so that the
 /// reads inside need none.
-type Window = [u8; WINDOW];
+pub(crate) type Window = [u8; WINDOW];
 
 /// The length of a [`Window`].
 const WINDOW: usize = 64;
+
+/// A window of zeros: the segment range bytes of a clip without segment ranges
+/// (never read).
+pub(crate) static ZEROS: Window = [0; WINDOW];
 
 /// `read` applied to the [`WINDOW`] bytes of `bytes` from `at`; near the end of the
 /// buffer, to those there followed by zeros.
 #[inline(always)]
 fn in_window<T>(bytes: &[u8], at: usize, read: impl FnOnce(&Window) -> T) -> T {
-    let spare;
-    let window = match bytes.get(at..).and_then(<[u8]>::first_chunk::<WINDOW>) {
+    let mut spare = None;
+    read(window(bytes, at, &mut spare))
+}
+
+/// The [`WINDOW`] bytes of `bytes` from `at`; near the end of the buffer, those there
+/// followed by zeros, copied into `spare`.
+#[inline(always)]
+pub(crate) fn window<'a>(bytes: &'a [u8], at: usize, spare: &'a mut Option<Window>) -> &'a Window {
+    match bytes.get(at..).and_then(<[u8]>::first_chunk::<WINDOW>) {
         Some(w) => w,
-        None => {
-            spare = window_at_end(bytes, at);
-            &spare
-        }
-    };
-    read(window)
+        None => spare.insert(window_at_end(bytes, at)),
+    }
 }
 
 /// The bytes of `bytes` from `at` followed by zeros, when fewer than [`WINDOW`]
@@ -58,38 +55,37 @@ fn window_at_end(bytes: &[u8], at: usize) -> Window {
     w
 }
 
-/// The clip ranges of a quad of `lanes` lanes (1 to 4) and `C` components starting
-/// at byte `at` of `bytes`: group `g` is `lanes` 16-bit values at `at + 2·g·lanes`.
-#[inline(always)]
-pub(crate) fn clip_words<const C: usize>(bytes: &[u8], at: usize, lanes: usize) -> ClipWords {
-    let live = u64::MAX >> (QUAD_LANES.wrapping_sub(lanes).wrapping_mul(16) & 63);
-    in_window(bytes, at, |w| {
-        core::array::from_fn(|g| {
-            // At most 2·7·4 = 56: inside the window by construction.
-            let at = (g.wrapping_mul(lanes) << 1).min(WINDOW - 8);
-            match w.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-                Some(b) if g < C << 1 => u64::from_le_bytes(*b) & live,
-                _ => 0,
-            }
-        })
-    })
+/// A quad's clip ranges (format-spec/tracks.md, Clip ranges) or its segment range
+/// bytes in one segment (format-spec/segments.md), in groups of one value per lane:
+/// group `m` the four lanes' minimums (or `lo` bytes) of component `m`, group
+/// `C + m` their extents (or `hi` bytes). Read from the window at their start, each
+/// group with one load at an offset that is a constant in a whole quad.
+#[derive(Clone, Copy)]
+pub(crate) struct Groups<'w> {
+    pub window: &'w Window,
+    /// The quad's lanes (1 to 4): a group's length in values.
+    pub lanes: usize,
 }
 
-/// The segment range bytes of a quad of `lanes` lanes (1 to 4) and `C` components
-/// in one segment, starting at byte `at` of `bytes`: group `g` is `lanes` bytes at
-/// `at + g·lanes`.
-#[inline(always)]
-pub(crate) fn segment_words<const C: usize>(bytes: &[u8], at: usize, lanes: usize) -> SegmentWords {
-    let live = u32::MAX >> (QUAD_LANES.wrapping_sub(lanes).wrapping_mul(8) & 31);
-    in_window(bytes, at, |w| {
-        core::array::from_fn(|g| {
-            let at = g.wrapping_mul(lanes).min(WINDOW - 4);
-            match w.get(at..).and_then(<[u8]>::first_chunk::<4>) {
-                Some(b) if g < C << 1 => u32::from_le_bytes(*b) & live,
-                _ => 0,
-            }
-        })
-    })
+impl Groups<'_> {
+    /// Group `g` of 16-bit values (clip ranges), lane `j` in bits `16j ..` (lanes
+    /// past the quad's last zero).
+    #[inline(always)]
+    fn halves(&self, g: usize) -> u64 {
+        let live = u64::MAX >> (QUAD_LANES.wrapping_sub(self.lanes).wrapping_mul(16) & 63);
+        // At most 2·7·4 = 56: inside the window by construction.
+        let at = (g.wrapping_mul(self.lanes) << 1).min(WINDOW - 8);
+        self.window.get(at..).and_then(<[u8]>::first_chunk::<8>).map_or(0, |b| u64::from_le_bytes(*b) & live)
+    }
+
+    /// Group `g` of bytes (segment range bytes), lane `j` in bits `8j ..` (lanes
+    /// past the quad's last zero).
+    #[inline(always)]
+    fn bytes(&self, g: usize) -> u32 {
+        let live = u32::MAX >> (QUAD_LANES.wrapping_sub(self.lanes).wrapping_mul(8) & 31);
+        let at = g.wrapping_mul(self.lanes).min(WINDOW - 4);
+        self.window.get(at..).and_then(<[u8]>::first_chunk::<4>).map_or(0, |b| u32::from_le_bytes(*b) & live)
+    }
 }
 
 /// The `lanes` (1 to 4) bytes at byte `at` of `bytes` as a little-endian word, the
@@ -221,16 +217,15 @@ fn rates_at_end(bytes: &[u8], at: usize) -> u32 {
 /// The segment range of component `m` of a quad of `C` components, its four lanes'
 /// `lo` and `hi` bytes from the quad's segment range bytes.
 #[inline(always)]
-fn segment_range<V: Lanes, const C: usize>(words: &SegmentWords, m: usize) -> SegmentRange<V> {
-    let word = |g: usize| words.get(g).copied().unwrap_or(0);
-    SegmentRange::new(V::from_bytes(word(m)), V::from_bytes(word(C.wrapping_add(m))))
+fn segment_range<V: Lanes, const C: usize>(groups: &Groups<'_>, m: usize) -> SegmentRange<V> {
+    SegmentRange::new(V::from_bytes(groups.bytes(m)), V::from_bytes(groups.bytes(C.wrapping_add(m))))
 }
 
 /// What a quad's lanes need of one key frame: its rates, its segment range bytes
 /// (unused in a single-segment clip), and where its first component's bits are.
 pub(crate) struct QuadKey<'a, V: Lanes> {
     pub rates: QuadRates<V>,
-    pub segment: SegmentWords,
+    pub segment: Groups<'a>,
     pub samples: &'a [u8],
     pub bit: u64,
 }
@@ -245,7 +240,7 @@ pub(crate) struct QuadKey<'a, V: Lanes> {
 #[inline(always)]
 pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, const SPECIAL: bool>(
     grid: &[(V, V); 4],
-    clip: &ClipWords,
+    clip: &Groups<'_>,
     key0: &QuadKey<'_, V>,
     key1: &QuadKey<'_, V>,
     interpolate: bool,
@@ -265,7 +260,7 @@ pub(crate) fn quad_values<V: Lanes, const C: usize, const RANGED: bool, const SA
 #[inline(always)]
 fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, const SPECIAL: bool>(
     grid: &[(V, V); 4],
-    clip: &ClipWords,
+    clip: &Groups<'_>,
     key0: &QuadKey<'_, V>,
     key1: &QuadKey<'_, V>,
     interpolate: bool,
@@ -273,9 +268,8 @@ fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, con
 ) -> (V, V) {
     let zero = V::splat(0.0);
     let (step, base) = grid.get(m).copied().unwrap_or((zero, zero));
-    let word = |g: usize| clip.get(g).copied().unwrap_or(0);
-    let min = V::from_halves(word(m)).mul(step).add(base);
-    let extent = V::from_halves(word(C.wrapping_add(m))).mul(step);
+    let min = V::from_halves(clip.halves(m)).mul(step).add(base);
+    let extent = V::from_halves(clip.halves(C.wrapping_add(m))).mul(step);
     let segment0 = RANGED.then(|| segment_range::<V, C>(&key0.segment, m));
     let m64 = m as u64;
     let start0 = key0.bit.wrapping_add(m64.wrapping_mul(u64::from(key0.rates.width)));
