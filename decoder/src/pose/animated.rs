@@ -15,7 +15,7 @@ use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 use crate::unpack::quad::{
-    quad_values, rate_word, window, Groups, Lane, LaneKey, QuadKey, QuadRates, Window, ZEROS,
+    quad_values, rate_word, window, Groups, Lane, LaneKey, QuadBits, QuadKey, QuadRates, Window, ZEROS,
 };
 use crate::unpack::values::floats;
 
@@ -197,20 +197,23 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     let [key0, key1] = keys;
     // Each byte range in one window, checked once (its copy near the buffer's end).
     let (mut spare_clip, mut spare0, mut spare1) = (None, None, None);
+    let (mut spare_bits0, mut spare_bits1) = (None, None);
     let clip_groups = Groups { window: window(bytes, at.clip, &mut spare_clip), lanes };
     // (Functions, not closures: a closure the compiler leaves out of line would lose
     // the AVX2 code generation of the function it is written in.)
     let segment0 = Groups { window: segment_window::<RANGED>(bytes, at.segment[0], &mut spare0), lanes };
     let rates0 = QuadRates::<V>::new(rate_word(bytes, at.rates[0], lanes), lanes);
-    let k0 = QuadKey { rates: rates0, segment: segment0, samples: key0.samples, bit: bits[0] };
-    let k1 = if SAME || !interpolate {
-        QuadKey { samples: key1.samples, bit: bits[1], ..k0 }
+    let bits0 = quad_bits(key0.samples, bits[0], &mut spare_bits0);
+    let k0 = QuadKey { rates: rates0, segment: segment0, bits: bits0 };
+    let k1 = if !interpolate {
+        QuadKey { ..k0 }
+    } else if SAME {
+        QuadKey { bits: quad_bits(key1.samples, bits[1], &mut spare_bits1), ..k0 }
     } else {
         QuadKey {
             rates: QuadRates::<V>::new(rate_word(bytes, at.rates[1], lanes), lanes),
             segment: Groups { window: segment_window::<RANGED>(bytes, at.segment[1], &mut spare1), lanes },
-            samples: key1.samples,
-            bit: bits[1],
+            bits: quad_bits(key1.samples, bits[1], &mut spare_bits1),
         }
     };
     // Quads without rate-0 or raw lanes (most) take code without their selects.
@@ -225,6 +228,12 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     at.clip = at.clip.wrapping_add(lanes.wrapping_mul(C << 2));
     at.segment = at.segment.map(|r| r.wrapping_add(lanes.wrapping_mul(C << 1)));
     store::<V, L, C>(v0, v1, alpha, lanes, bones, out);
+}
+
+/// Where a quad's bits start in a key frame's `samples`: at bit `bit`.
+#[inline(always)]
+fn quad_bits<'a>(samples: &'a [u8], bit: u64, spare: &'a mut Option<Window>) -> QuadBits<'a> {
+    QuadBits { samples, bit, window: window(samples, usize::try_from(bit >> 3).unwrap_or(usize::MAX), spare) }
 }
 
 /// The window of a quad's segment range bytes at byte `at` (zeros, never read,

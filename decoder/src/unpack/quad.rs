@@ -156,16 +156,16 @@ impl<V: Lanes> QuadRates<V> {
         QuadRates { places: V::places(place_bytes), place_bytes, masks, width, scale, special, flat, raw }
     }
 
-    /// The stored integers of the four lanes of the component whose bits start at bit
-    /// `start` of `samples`, as bit patterns (raw lanes: the `f32` bits; rate-0 lanes
-    /// and lanes past the quad's last: 0). One 8-byte load serves the four while their
-    /// bits fit in the 57 it guarantees.
+    /// The stored integers of the four lanes of the component whose bits start
+    /// `offset` bits past the quad's first in `bits`, as bit patterns (raw lanes: the
+    /// `f32` bits; rate-0 lanes and lanes past the quad's last: 0). One 8-byte load
+    /// serves the four while their bits fit in the 57 it guarantees.
     #[inline(always)]
-    pub(crate) fn integers(&self, samples: &[u8], start: u64) -> V {
+    pub(crate) fn integers(&self, bits: &QuadBits<'_>, offset: u64) -> V {
         if self.width <= ONE_LOAD_BITS {
-            V::fields(bits_from(samples, start), self.places, self.masks)
+            V::fields(bits.near(offset), self.places, self.masks)
         } else {
-            self.integers_apart(samples, start)
+            self.integers_apart(bits.samples, bits.bit.wrapping_add(offset))
         }
     }
 
@@ -181,28 +181,53 @@ impl<V: Lanes> QuadRates<V> {
         }))
     }
 
-    /// The values of the four lanes of the component whose bits start at bit `start`
-    /// of `samples`: each lane's integer through the segment range (`None` in a
-    /// single-segment clip) and the clip range `min`, `extent`
+    /// The values of the four lanes of the component whose bits start `offset` bits
+    /// past the quad's first in `bits`: each lane's integer through the segment range
+    /// (`None` in a single-segment clip) and the clip range `min`, `extent`
     /// (format-spec/decoding.md), then, in a quad with rate-0 or raw lanes, their
     /// values put in: the segment's constant for rate 0 ([`flat`]), the stored bits
     /// for raw lanes.
     #[inline(always)]
     pub(crate) fn component<const SPECIAL: bool>(
         &self,
-        samples: &[u8],
-        start: u64,
+        bits: &QuadBits<'_>,
+        offset: u64,
         segment: Option<&SegmentRange<V>>,
         min: V,
         extent: V,
     ) -> V {
-        let q = self.integers(samples, start);
+        let q = self.integers(bits, offset);
         let v = dequantize(q.integers_to_floats(), self.scale, segment, min, extent);
         if SPECIAL && self.special {
             V::select(self.raw, q, V::select(self.flat, flat(segment, min, extent), v))
         } else {
             v
         }
+    }
+}
+
+/// Where a quad's bits start in one key frame: the samples and the bit offset in
+/// them, and the [`WINDOW`] bytes from that bit's byte. The window holds every
+/// component's bits while each component fits in one load (their offsets are then
+/// at most 3 · 57 bits, and a load reaches 64 bits past its first bit), so those
+/// reads take no bounds check of their own.
+#[derive(Clone, Copy)]
+pub(crate) struct QuadBits<'a> {
+    pub samples: &'a [u8],
+    pub bit: u64,
+    pub window: &'a Window,
+}
+
+impl QuadBits<'_> {
+    /// The 64 bits from `offset` bits past the quad's first (at least 57 of them
+    /// valid), for an `offset` of at most 3 · [`ONE_LOAD_BITS`].
+    #[inline(always)]
+    fn near(&self, offset: u64) -> u64 {
+        let local = (self.bit & 7).wrapping_add(offset);
+        // At most (7 + 171) / 8 = 22: inside the window (the `min` only tells the
+        // compiler).
+        let at = ((local >> 3) as usize).min(WINDOW - 8);
+        self.window.get(at..).and_then(<[u8]>::first_chunk::<8>).map_or(0, |b| u64::from_le_bytes(*b) >> (local & 7))
     }
 }
 
@@ -226,8 +251,7 @@ fn segment_range<V: Lanes, const C: usize>(groups: &Groups<'_>, m: usize) -> Seg
 pub(crate) struct QuadKey<'a, V: Lanes> {
     pub rates: QuadRates<V>,
     pub segment: Groups<'a>,
-    pub samples: &'a [u8],
-    pub bit: u64,
+    pub bits: QuadBits<'a>,
 }
 
 /// The values of the `C` components of a quad's four lanes at key 0 and key 1 (key
@@ -272,15 +296,20 @@ fn component<V: Lanes, const C: usize, const RANGED: bool, const SAME: bool, con
     let extent = V::from_halves(clip.halves(C.wrapping_add(m))).mul(step);
     let segment0 = RANGED.then(|| segment_range::<V, C>(&key0.segment, m));
     let m64 = m as u64;
-    let start0 = key0.bit.wrapping_add(m64.wrapping_mul(u64::from(key0.rates.width)));
-    let v0 = key0.rates.component::<SPECIAL>(key0.samples, start0, segment0.as_ref(), min, extent);
+    let v0 = key0.rates.component::<SPECIAL>(
+        &key0.bits,
+        m64.wrapping_mul(u64::from(key0.rates.width)),
+        segment0.as_ref(),
+        min,
+        extent,
+    );
     let v1 = if !interpolate {
         v0
     } else {
         let rates1 = if SAME { &key0.rates } else { &key1.rates };
         let segment1 = if SAME { segment0 } else { RANGED.then(|| segment_range::<V, C>(&key1.segment, m)) };
-        let start1 = key1.bit.wrapping_add(m64.wrapping_mul(u64::from(rates1.width)));
-        rates1.component::<SPECIAL>(key1.samples, start1, segment1.as_ref(), min, extent)
+        let offset1 = m64.wrapping_mul(u64::from(rates1.width));
+        rates1.component::<SPECIAL>(&key1.bits, offset1, segment1.as_ref(), min, extent)
     };
     (v0, v1)
 }
