@@ -37,7 +37,8 @@ fn in_window<T>(bytes: &[u8], at: usize, read: impl FnOnce(&Window) -> T) -> T {
 /// followed by zeros, copied into `spare`.
 #[inline(always)]
 pub(crate) fn window<'a>(bytes: &'a [u8], at: usize, spare: &'a mut Option<Window>) -> &'a Window {
-    match bytes.get(at..).and_then(<[u8]>::first_chunk::<WINDOW>) {
+    // One comparison, `at + 64 <= len` (a wrapped end is below the start: `None`).
+    match bytes.get(at..at.wrapping_add(WINDOW)).and_then(<[u8]>::first_chunk::<WINDOW>) {
         Some(w) => w,
         None => spare.insert(window_at_end(bytes, at)),
     }
