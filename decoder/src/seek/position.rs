@@ -55,7 +55,7 @@ impl Position {
         // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
         // residue is a visible fraction of a sample. Times within a few ulps of a sample
         // are that sample.
-        let nearest = libm::roundf(position);
+        let nearest = nearest_whole(position);
         let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
         let k0 = (position as u32).min(end);
         let fraction = position - k0 as f32;
@@ -70,6 +70,19 @@ impl Position {
             let k = if wrap { 0 } else { last };
             Position { k0: k, k1: k, fraction: 0.0, loop_end: wrap }
         }
+    }
+}
+
+/// The nearest integer to `position` (finite, not negative, below 2^32), halves away
+/// from zero, as `roundf` gives it, without a call: below 2^24 the truncation and
+/// the subtraction are exact, and above it every `f32` is an integer.
+#[inline(always)]
+fn nearest_whole(position: f32) -> f32 {
+    let whole = position as u32 as f32;
+    if position - whole >= 0.5 {
+        whole + 1.0
+    } else {
+        whole
     }
 }
 
@@ -99,4 +112,36 @@ pub(crate) fn blend(clip: &Clip<'_>, time: f32, rounding: Rounding) -> (u32, u32
     // A weight of exactly 1 is the second key alone: decode it as the first.
     let (k0, alpha) = if alpha >= 1.0 { (k1, 0.0) } else { (k0, alpha) };
     (k0, k1, alpha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_whole;
+
+    #[test]
+    fn nearest_whole_is_roundf_for_every_position_a_clip_can_have() {
+        let mut checked = 0;
+        let mut check = |p: f32| {
+            assert_eq!(nearest_whole(p).to_bits(), libm::roundf(p).to_bits(), "{p}");
+            checked += 1;
+        };
+        for p in [0.0, 0.49999997, 0.5, 0.50000006, 1.5, 2.5, 8_388_607.5, 8_388_608.0, 16_777_216.0, 4.0e9] {
+            check(p);
+        }
+        // `f32`s from 0 to 4096 a fixed number of bit patterns apart, and each half
+        // with its neighbours (fewer under Miri, which runs this slowly).
+        let (stride, halves) = if cfg!(miri) { (4_000_099, 1_000) } else { (4_099, 100_000) };
+        let mut p = 0.0f32;
+        while p < 4096.0 {
+            check(p);
+            p = f32::from_bits(p.to_bits() + stride);
+        }
+        for i in 0..halves {
+            let half = i as f32 + 0.5;
+            for q in [f32::from_bits(half.to_bits() - 1), half, f32::from_bits(half.to_bits() + 1)] {
+                check(q);
+            }
+        }
+        assert!(checked > 3 * halves);
+    }
 }
