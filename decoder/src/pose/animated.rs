@@ -79,7 +79,6 @@ fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME
         let value = |at: usize| V::splat(f32_at(bytes, (start.range_grid as usize).wrapping_add(at)).unwrap_or(0.0));
         core::array::from_fn(|m| (value(m.wrapping_mul(4).wrapping_add(12)), value(m.wrapping_mul(4))))
     };
-    let interpolate = alpha != 0.0;
     let mut bones = clip.lists.bones(bitset_index(true, list));
     // Where the list's bytes start: its rates in each key's segment, its clip ranges
     // (four bytes per component), its segment range bytes (two per component).
@@ -91,7 +90,7 @@ fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME
         clip: clip.ranges_offset.wrapping_add(before << 2),
         segment: [key0.segment_ranges.wrapping_add(before << 1), key1.segment_ranges.wrapping_add(before << 1)],
     };
-    let samples = ListSamples { clip, keys, alpha, interpolate, grid };
+    let samples = ListSamples { clip, keys, alpha, grid };
     // The whole quads (where every offset is a constant), then the last one when
     // the count is not a multiple of four.
     for _ in 0..count / QUAD_LANES {
@@ -113,8 +112,6 @@ struct ListSamples<'a, 'c, V: Lanes> {
     clip: &'a Clip<'c>,
     keys: &'a [Key<'c>; 2],
     alpha: f32,
-    /// `alpha != 0`: key 1 is read.
-    interpolate: bool,
     grid: [(V, V); 4],
 }
 
@@ -192,7 +189,9 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     bones: &mut impl Iterator<Item = usize>,
     out: &mut [Transform],
 ) {
-    let ListSamples { clip, keys, alpha, interpolate, ref grid } = *list;
+    let ListSamples { clip, keys, alpha, ref grid } = *list;
+    // Key 1 is read only when it weighs something.
+    let interpolate = alpha != 0.0;
     let bytes = clip.bytes;
     let [key0, key1] = keys;
     // Each byte range in one window, checked once (its copy near the buffer's end).
@@ -206,7 +205,7 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     let bits0 = quad_bits(key0.samples, bits[0], &mut spare_bits0);
     let k0 = QuadKey { rates: rates0, segment: segment0, bits: bits0 };
     let k1 = if !interpolate {
-        QuadKey { ..k0 }
+        k0
     } else if SAME {
         QuadKey { bits: quad_bits(key1.samples, bits[1], &mut spare_bits1), ..k0 }
     } else {

@@ -249,6 +249,7 @@ fn segment_range<V: Lanes, const C: usize>(groups: &Groups<'_>, m: usize) -> Seg
 
 /// What a quad's lanes need of one key frame: its rates, its segment range bytes
 /// (unused in a single-segment clip), and where its first component's bits are.
+#[derive(Clone, Copy)]
 pub(crate) struct QuadKey<'a, V: Lanes> {
     pub rates: QuadRates<V>,
     pub segment: Groups<'a>,
@@ -347,8 +348,7 @@ impl Lane<'_> {
         if self.lanes == 1 {
             // One lane: each group is one byte, the `lo` bytes side by side, then
             // the `hi` bytes.
-            let live = u32::MAX >> (32usize.wrapping_sub(C << 3) & 31);
-            let word = |at: usize| rate_word(self.bytes, at, QUAD_LANES) & live;
+            let word = |at: usize| rate_word(self.bytes, at, C);
             return SegmentRange::new(V::from_bytes(word(segment_at)), V::from_bytes(word(segment_at.wrapping_add(C))));
         }
         let (lo, hi) = in_window(self.bytes, segment_at, |w| {
@@ -378,7 +378,6 @@ impl Lane<'_> {
         let rate = (key.rates >> shift) & 0xff;
         let place = u64::from((key.rates.wrapping_mul(0x0101_0100) >> shift) & 0xff);
         let width = u64::from(key.rates.wrapping_mul(0x0101_0101) >> 24);
-        let mask = field_mask(rate);
         let start = key.bit.wrapping_add(place);
         let q = if self.lanes == 1 && u64::from(rate).wrapping_mul(C as u64) <= u64::from(ONE_LOAD_BITS) {
             // One lane whose components fit in one load: they lie side by side, each
@@ -390,6 +389,7 @@ impl Lane<'_> {
         } else {
             // Written out (a closure or `array::from_fn` may be left out of line,
             // without the AVX2 code generation of the caller).
+            let mask = field_mask(rate);
             let field = |at: u64| bits_from(key.samples, at) as u32 & mask;
             let x = field(start);
             let y = if C > 1 { field(start.wrapping_add(width)) } else { 0 };
