@@ -1,7 +1,7 @@
 /* Loads an .ossa clip, validates it (checksum included) and samples it through the C
  * ABI: prints the bone count and duration, then every bone's transform as f32 bits
- * (hex) at STEPS + 1 evenly spaced times, whole pose, kept pose and bone by bone (they
- * must agree).
+ * (hex) at STEPS + 1 evenly spaced times, whole pose, kept pose, pose with a static pose
+ * and bone by bone (they must agree).
  * With a streaming database (.ossadb), the clip is opened in it and sampled with the
  * chunks of the tiers FIDELITY asks for resident (highest: both tiers, the default;
  * medium: the medium tier; lowest: none), each chunk read from the file and checked
@@ -127,6 +127,13 @@ int main(int argc, char **argv) {
     OssaTransform *kept_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
     OssaKeptPose kept;
     if (ossa_kept_pose_init(&kept) != OSSA_STATUS_OK) return 1;
+    /* A copy of the sampler that copies the clip's static parts from an array of
+     * ours instead of decoding them (malloc's memory is on a 16-byte boundary). */
+    OssaSampler fixed = sampler;
+    OssaTransform *statics = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
+    OssaTransform *fixed_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
+    status = ossa_sampler_use_static_pose(&fixed, statics, bones);
+    if (status != OSSA_STATUS_OK) return fail(path, status);
     /* The values of a transform, without its padding (zero, but not part of the value). */
     const size_t value_bytes = offsetof(OssaTransform, reserved);
     for (int k = 0; k <= steps; k++) {
@@ -135,10 +142,18 @@ int main(int argc, char **argv) {
                                : ossa_sampler_seek(&sampler, time, OSSA_ROUNDING_NONE);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&sampler, pose, bones);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_kept_pose(&sampler, &kept, kept_pose, bones);
+        if (status == OSSA_STATUS_OK)
+            status = database_path ? ossa_sampler_seek_streamed(&fixed, time, OSSA_ROUNDING_NONE, &residency)
+                                   : ossa_sampler_seek(&fixed, time, OSSA_ROUNDING_NONE);
+        if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&fixed, fixed_pose, bones);
         if (status != OSSA_STATUS_OK) return fail(path, status);
         for (uint32_t b = 0; b < bones; b++) {
             if (memcmp(&kept_pose[b], &pose[b], value_bytes) != 0) {
                 fprintf(stderr, "sample: %s: bone %u of the kept pose differs from the pose\n", path, b);
+                return 1;
+            }
+            if (memcmp(&fixed_pose[b], &pose[b], value_bytes) != 0) {
+                fprintf(stderr, "sample: %s: bone %u with a static pose differs from the pose\n", path, b);
                 return 1;
             }
             OssaTransform one;
@@ -161,6 +176,8 @@ int main(int argc, char **argv) {
     if (ossa_sampler_bone(&sampler, bones, pose) != OSSA_STATUS_BONE_OUT_OF_RANGE) return 1;
     free(pose);
     free(kept_pose);
+    free(fixed_pose);
+    free(statics);
     free(slots);
     free(database_file);
     free(bytes);

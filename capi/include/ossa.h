@@ -42,7 +42,8 @@ typedef enum OssaStatus {
   OSSA_STATUS_NULL_POINTER = 1,
   // The sampler was not initialised by a successful `ossa_sampler_init`.
   OSSA_STATUS_NOT_INITIALISED = 2,
-  // The clip's (or database index's) bytes do not start on a 16-byte boundary.
+  // A buffer (a clip's or database index's bytes, a static pose) does not start on a
+  // 16-byte boundary.
   OSSA_STATUS_MISALIGNED = 3,
   // The buffer is shorter than the clip it holds.
   OSSA_STATUS_TRUNCATED = 4,
@@ -411,6 +412,26 @@ enum OssaStatus ossa_sampler_kept_pose(const struct OssaSampler *sampler,
                                        struct OssaKeptPose *kept,
                                        struct OssaTransform *out,
                                        size_t out_len);
+
+// Decodes the parts of every bone that do not change with time (defaults and
+// constant sub-tracks) into `storage[0 .. bone_count]` and makes `sampler` copy them
+// from there instead of decoding them in every pose and bone: a fresh pose then costs
+// one copy of the array plus its animated sub-tracks. The values decoded are the
+// same, bit for bit. The sampler goes back to time 0.
+//
+// `storage` must start on a 16-byte boundary (`OSSA_STATUS_MISALIGNED` otherwise),
+// hold at least `bone_count` transforms (`OSSA_STATUS_OUTPUT_TOO_SMALL`), and stay
+// valid and unchanged for as long as the sampler or a copy of it is used: its
+// contents are the sampler's (their `reserved` fields are left unspecified). Copy a
+// sampler after this call to share one static pose between samplers of a clip.
+//
+// # Safety
+// `sampler` is null or points to an `OssaSampler`; `storage` is null or points to
+// `len` writable `OssaTransform`s that outlive every use of the sampler and that
+// nothing writes while it is used.
+enum OssaStatus ossa_sampler_use_static_pose(struct OssaSampler *sampler,
+                                             struct OssaTransform *storage,
+                                             size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -26,6 +26,7 @@ pub mod database;
 pub mod kept;
 mod opaque;
 mod output;
+pub mod static_pose;
 
 /// 64-bit words of an `OssaSampler`'s storage: room for the decoder's sampler on every
 /// target.
@@ -116,7 +117,8 @@ pub enum OssaStatus {
     NullPointer = 1,
     /// The sampler was not initialised by a successful `ossa_sampler_init`.
     NotInitialised = 2,
-    /// The clip's (or database index's) bytes do not start on a 16-byte boundary.
+    /// A buffer (a clip's or database index's bytes, a static pose) does not start on a
+    /// 16-byte boundary.
     Misaligned = 3,
     /// The buffer is shorter than the clip it holds.
     Truncated = 4,
@@ -217,7 +219,9 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::Ok => c"ok",
         OssaStatus::NullPointer => c"a pointer argument is null",
         OssaStatus::NotInitialised => c"the sampler was not initialised by ossa_sampler_init",
-        OssaStatus::Misaligned => c"the clip's or database's bytes do not start on a 16-byte boundary",
+        OssaStatus::Misaligned => {
+            c"a buffer (a clip's or database's bytes, a static pose) does not start on a 16-byte boundary"
+        }
         OssaStatus::Truncated => c"the buffer is shorter than the clip it holds",
         OssaStatus::NotAClip => c"not an ossa clip (bad magic)",
         OssaStatus::UnsupportedVersion => c"an ossa format version this library does not read",

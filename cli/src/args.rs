@@ -177,9 +177,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Measure decoding speed: seek + whole pose (fresh, and kept between calls), seek and
-    /// the pose bone by bone, and seek and four bones, forward over 100 evenly spaced
-    /// times, interpolating; median and minimum of many rounds, in nanoseconds per pose.
+    /// Measure decoding speed: seek + whole pose (fresh, with and without the clip's
+    /// static pose, and kept between calls), seek and the pose bone by bone, and seek
+    /// and four bones, forward over 100 evenly spaced times, interpolating; median and
+    /// minimum of many rounds, in nanoseconds per pose.
     Bench {
         /// The .ossa file ('-' for standard input).
         input: PathBuf,

@@ -27,10 +27,13 @@ const LINE: usize = 64;
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 472 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
-/// is 368 (the validated header, section offsets, where each list starts and the
-/// shared pose's values, so nothing is re-read, re-checked or re-summed per call); it
-/// lives on the caller's stack and allocates nothing.
+/// Size: 488 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 384 (the validated header, section offsets, where each list starts, the shared
+/// pose's values and the static pose, so nothing is re-read, re-checked or re-summed
+/// per call); it lives on the caller's stack and allocates nothing.
+///
+/// A clip with its static pose attached ([`Clip::with_static_pose`]) costs a sampler
+/// about a third less per fresh pose and per bone.
 #[derive(Clone, Copy, Debug)]
 pub struct Sampler<'a> {
     clip: Clip<'a>,

@@ -134,6 +134,11 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
                 let (shared, own) = storage.split_last_mut().unwrap();
                 let mut shared = KeptPose::new(shared);
                 let mut own: Vec<KeptPose<'_>> = own.iter_mut().map(|s| KeptPose::new(s)).collect();
+                // Each clip with its static pose attached too: streamed key frames and
+                // the copied static parts give the same pose.
+                let mut statics: Vec<Vec<Transform>> = vec![vec![Transform::IDENTITY; most]; clips.len()];
+                let fixed: Vec<Clip<'_>> =
+                    clips.iter().zip(&mut statics).map(|(c, s)| c.with_static_pose(s).unwrap()).collect();
                 for _ in 0..frames {
                     // The whole frame reads the front buffer, which no one changes
                     // until every sampler has passed the barrier below.
@@ -153,6 +158,12 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
                         };
                         if &bits(&pose) != expect(&r, c, k) {
                             fail("fresh pose");
+                        }
+                        let mut with_statics = Sampler::new(fixed[c]);
+                        with_statics.seek_streamed(times(&clip)[k], Rounding::None, &bindings[c], &*r).unwrap();
+                        with_statics.decompress_pose(&mut pose).unwrap();
+                        if &bits(&pose) != expect(&r, c, k) {
+                            fail("fresh pose with a static pose");
                         }
                         let n = pose.len();
                         for kept in [&mut own[c], &mut shared] {

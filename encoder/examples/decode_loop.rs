@@ -2,7 +2,9 @@
 //! (`scripts/instructions.sh`, `valgrind --tool=callgrind`, `perf`):
 //! `cargo run --release -p ossa-encoder --example decode_loop -- CLIP.acl.sjson [POSES]`.
 //! Plays forward over 100 evenly spaced times, interpolating: POSES seeks alone, POSES
-//! whole poses (seek + `decompress_pose`), POSES kept poses (seek +
+//! whole poses (seek + `decompress_pose`) of the clip with its static pose attached
+//! (`Clip::with_static_pose`, as README advises), POSES whole poses of the clip
+//! without (its constants decoded in every pose), POSES kept poses (seek +
 //! `decompress_kept_pose` into one pose kept throughout), POSES poses decoded bone by bone (seek +
 //! `decompress_bone` for every bone), then POSES partial poses of four bones (seek +
 //! `decompress_subset`). Each loop is its own function so that a profiler
@@ -23,11 +25,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // OSSA_KEEP_EVERY_FRAME=1 stores every sample (to weigh key-frame removal).
     let remove_key_frames = std::env::var("OSSA_KEEP_EVERY_FRAME").is_err();
     let out = compress(&raw, &Settings { include_metadata: false, remove_key_frames, ..Settings::default() })?;
-    let clip = Clip::from_bytes(&out.bytes)?;
+    let plain = Clip::from_bytes(&out.bytes)?;
+    let mut statics = vec![Transform::IDENTITY; raw.bones.len()];
+    let clip = plain.with_static_pose(&mut statics)?;
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
     seeks(&mut sampler, poses);
     whole_poses(&mut sampler, &mut pose, poses)?;
+    whole_poses_without_static_pose(&mut Sampler::new(plain), &mut pose, poses)?;
     kept_poses(&mut sampler, &mut pose, poses)?;
     bone_poses(&mut sampler, poses)?;
     // Four bones spread over the skeleton (the second, usually the one that moves
@@ -60,6 +65,19 @@ fn seeks(sampler: &mut Sampler, poses: usize) {
 
 #[inline(never)]
 fn whole_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
+    pose_loop(sampler, pose, poses)
+}
+
+/// [`whole_poses`] counted apart, for a clip without a static pose.
+#[inline(never)]
+fn whole_poses_without_static_pose(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
+    // A body of its own (the linker would fold two identical functions into one name).
+    black_box("without a static pose");
+    pose_loop(sampler, pose, poses)
+}
+
+#[inline(always)]
+fn pose_loop(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
     let clip = *sampler.clip();
     for i in 0..poses {
         sampler.seek(time(&clip, i), Rounding::None);

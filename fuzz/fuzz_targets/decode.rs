@@ -71,6 +71,9 @@ fuzz_target!(|data: &[u8]| {
     // sub-tracks are written, and it must still be the fresh pose.
     let mut kept_storage = [Transform::IDENTITY; 64];
     let mut kept = KeptPose::new(&mut kept_storage);
+    // The clip with its static pose attached: copied static parts, the same bits.
+    let mut statics = [Transform::IDENTITY; 64];
+    let mut fixed = clip.with_static_pose(&mut statics).ok().map(Sampler::new);
     for t in [time, time * 0.5, clip.duration() * f32::from(control[5]) / 255.0] {
         sampler.seek(t, rounding);
         let _ = sampler.decompress_pose(&mut pose);
@@ -92,6 +95,15 @@ fuzz_target!(|data: &[u8]| {
             sampler.decompress_kept_pose(&mut kept).expect("the fresh pose fitted");
             for (a, b) in kept.transforms().iter().zip(&scalar).take(clip.bone_count() as usize) {
                 assert_eq!(bits(a), bits(b), "the kept pose differs from the fresh one");
+            }
+            if let Some(fixed) = &mut fixed {
+                fixed.seek(t, rounding);
+                fixed.decompress_pose(&mut pose).expect("the fresh pose fitted");
+                for (b, (a, s)) in pose.iter().zip(&scalar).take(clip.bone_count() as usize).enumerate() {
+                    assert_eq!(bits(a), bits(s), "the pose with a static pose differs from the fresh one");
+                    let one = fixed.decompress_bone(b as u32).expect("a bone in range");
+                    assert_eq!(bits(&one), bits(s), "a bone with a static pose differs from the fresh pose");
+                }
             }
         }
         let _ = sampler.decompress_bone(u32::from(control[6]));

@@ -43,23 +43,35 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
     let n = bones as u32;
     let lists: Vec<Vec<u32>> =
         vec![(0..n).step_by(7).take(64).collect(), (0..n.min(4)).collect(), n.checked_sub(1).into_iter().collect()];
-    let subsets: Vec<Subset<64>> = lists.iter().map(|l| Subset::new(&clip, l).unwrap()).collect();
     let mut partial = vec![Transform::IDENTITY; 64];
     let backends = simd_backends(clip);
     assert!(!backends.is_empty(), "no SIMD backend on this machine");
-    let mut samplers: Vec<Sampler<'_>> = backends
-        .iter()
-        .map(|b| {
-            let mut s = Sampler::new(clip);
+    // Each backend samples the clip as it is and with its static pose attached (built
+    // on this machine's fastest backend): both must give the scalar reference's bits.
+    let mut statics = vec![Transform::IDENTITY; bones];
+    let fixed = clip.with_static_pose(&mut statics).unwrap();
+    assert!(fixed.has_static_pose() && !clip.has_static_pose());
+    let mut labels = Vec::new();
+    let mut samplers: Vec<Sampler<'_>> = Vec::new();
+    for b in &backends {
+        for (source, label) in [(clip, b.to_string()), (fixed, format!("{b} with a static pose"))] {
+            let mut s = Sampler::new(source);
             assert!(s.use_backend(b));
-            s
-        })
+            samplers.push(s);
+            labels.push(label);
+        }
+    }
+    // Plans built from the clip as it is and from the clip with its static pose.
+    let subsets: Vec<Subset<64>> = lists
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Subset::new(if i % 2 == 0 { &clip } else { &fixed }, l).unwrap())
         .collect();
     let mut reference = Sampler::new(clip);
     let (mut native, mut scalar) = (vec![Transform::IDENTITY; bones], vec![Transform::IDENTITY; bones]);
     // Kept poses live across every seek below: after the first call they write only
     // the animated sub-tracks, and must still hold the whole pose.
-    let mut kept_storage = vec![vec![Transform::IDENTITY; bones]; backends.len() + 1];
+    let mut kept_storage = vec![vec![Transform::IDENTITY; bones]; samplers.len() + 1];
     let mut kept: Vec<KeptPose<'_>> = kept_storage.iter_mut().map(|s| KeptPose::new(s)).collect();
     let mut compared = 0;
     for k in 0..=steps {
@@ -77,7 +89,7 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
                 let single = reference.decompress_bone_scalar(bone as u32).unwrap();
                 assert_eq!(bits(&single), expected, "{name} t={time} {rounding:?} bone {bone} (scalar bone)");
             }
-            for ((backend, sampler), kept) in backends.iter().zip(&mut samplers).zip(kept_simd) {
+            for ((backend, sampler), kept) in labels.iter().zip(&mut samplers).zip(kept_simd) {
                 sampler.seek(time, rounding);
                 sampler.decompress_pose(&mut native).unwrap();
                 sampler.decompress_kept_pose(kept).unwrap();

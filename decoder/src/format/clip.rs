@@ -55,6 +55,10 @@ pub struct Clip<'a> {
     /// With [`format::FLAG_SHARED_POSE`], the values of its default sub-tracks, one
     /// per bone (validated: `bone_count` of them); empty otherwise (the identity).
     pub(crate) defaults: &'a [PoseBone],
+    /// The static pose attached by [`Clip::with_static_pose`]: every bone's parts
+    /// that do not change with time, finished (`bone_count` of them); empty when
+    /// none is attached, and the poses decode those parts themselves.
+    pub(crate) statics: &'a [Transform],
 }
 
 /// Where one list's data start, derived from the counts once at validation rather
@@ -156,6 +160,8 @@ impl<'a> Clip<'a> {
                 return Err(Error::SharedPoseMismatch { pose_bones: pose.bone_count(), bone_count: self.bone_count });
             }
             self.defaults = pose.bones();
+            // A static pose holds the defaults it was built with: not these.
+            self.statics = &[];
         }
         Ok(self)
     }
@@ -325,6 +331,7 @@ impl<'a> Clip<'a> {
             starts,
             metadata: None,
             defaults: &[],
+            statics: &[],
         };
         clip.validate_segments(work)?;
 

@@ -18,29 +18,36 @@ use crate::transform::Transform;
 use crate::unpack::quad::{rate_word, Lane, LaneKey};
 use crate::unpack::values::{floats, integers, Grid};
 
-/// Bone `bone` (below the bone count) at `keys` blended by `alpha`.
+/// Bone `bone` (below the bone count) at `keys` blended by `alpha`: its static
+/// parts read from the clip's static pose when one is attached, decoded otherwise,
+/// then its animated sub-tracks.
 #[inline(always)]
 pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, bone: usize) -> Transform {
-    let mut t = clip.default_transform(bone);
+    let fixed = clip.statics.get(bone);
+    let mut t = match fixed {
+        Some(&t) => t,
+        None => clip.default_transform(bone),
+    };
+    let constants = fixed.is_none();
     let lists = &clip.lists;
     let has = |animated: bool, list: TrackList| lists.contains(bitset_index(animated, list), bone);
     if has(true, TrackList::Rotation3) {
         animated::<V, ROTATION3, 3>(clip, keys, alpha, bone, &mut t);
     } else if has(true, TrackList::Rotation4) {
         animated::<V, ROTATION4, 4>(clip, keys, alpha, bone, &mut t);
-    } else if has(false, TrackList::Rotation3) {
+    } else if constants && has(false, TrackList::Rotation3) {
         constant::<V, ROTATION3, 3>(clip, bone, &mut t);
-    } else if has(false, TrackList::Rotation4) {
+    } else if constants && has(false, TrackList::Rotation4) {
         constant::<V, ROTATION4, 4>(clip, bone, &mut t);
     }
     if has(true, TrackList::Translation) {
         animated::<V, TRANSLATION, 3>(clip, keys, alpha, bone, &mut t);
-    } else if has(false, TrackList::Translation) {
+    } else if constants && has(false, TrackList::Translation) {
         constant::<V, TRANSLATION, 3>(clip, bone, &mut t);
     }
     if has(true, TrackList::Scale) {
         animated::<V, SCALE, 3>(clip, keys, alpha, bone, &mut t);
-    } else if has(false, TrackList::Scale) {
+    } else if constants && has(false, TrackList::Scale) {
         constant::<V, SCALE, 3>(clip, bone, &mut t);
     }
     t

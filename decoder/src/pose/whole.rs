@@ -25,11 +25,23 @@ pub(crate) fn pose<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, o
 }
 
 /// Writes what does not change with time into `out` (at least `bone_count` long; a
-/// shorter slice is filled as far as it goes): the default value of every part of
-/// every bone (the identity, or the database's shared pose), then each list's
-/// constant sub-tracks. A kept pose ([`crate::KeptPose`]) writes this once per clip.
+/// shorter slice is filled as far as it goes): a copy of the clip's static pose when
+/// one is attached ([`Clip::with_static_pose`]), else [`decode_statics`]. A kept pose
+/// ([`crate::KeptPose`]) writes this once per clip.
 #[inline(always)]
 pub(crate) fn statics<V: Lanes>(clip: &Clip<'_>, out: &mut [Transform]) {
+    match out.get_mut(..clip.statics.len()) {
+        Some(out) if !clip.statics.is_empty() => out.copy_from_slice(clip.statics),
+        _ => decode_statics::<V>(clip, out),
+    }
+}
+
+/// Decodes what does not change with time into `out` (at least `bone_count` long; a
+/// shorter slice is filled as far as it goes): the default value of every part of
+/// every bone (the identity, or the database's shared pose), then each list's
+/// constant sub-tracks.
+#[inline(always)]
+pub(crate) fn decode_statics<V: Lanes>(clip: &Clip<'_>, out: &mut [Transform]) {
     let out = match out.get_mut(..clip.bone_count as usize) {
         Some(out) => out,
         None => out,
