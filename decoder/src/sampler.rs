@@ -278,6 +278,13 @@ impl<'a> Sampler<'a> {
     /// a root-motion bone that plays in place).
     pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
+        // A bone that does not move is its static pose's, when the clip has one: read
+        // without entering a backend.
+        if let Some(&t) = self.clip.statics.get(bone as usize) {
+            if !self.clip.lists.animated(bone as usize) {
+                return Ok(self.in_place_or(bone, || t));
+            }
+        }
         Ok(self.in_place_or(bone, || simd::run(self.backend, OneBone { at: self.at(), bone: bone as usize })))
     }
 

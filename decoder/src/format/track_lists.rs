@@ -117,6 +117,19 @@ impl<'a> TrackLists<'a> {
         bone < self.bones && (self.bytes.get(at).copied().unwrap_or(0) >> (bone & 7)) & 1 != 0
     }
 
+    /// Does `bone` have an animated sub-track in any list? (The four animated bit sets
+    /// follow each other: one byte of each.)
+    #[inline(always)]
+    pub(crate) fn animated(&self, bone: usize) -> bool {
+        let at = self.at(format::bitset_index(true, TrackList::Rotation3).wrapping_mul(self.set_len));
+        let mut bits = 0u8;
+        for list in 0..TrackList::ALL.len() {
+            let byte = at.wrapping_add(list.wrapping_mul(self.set_len)).wrapping_add(bone >> 3);
+            bits |= self.bytes.get(byte).copied().unwrap_or(0);
+        }
+        bone < self.bones && (bits >> (bone & 7)) & 1 != 0
+    }
+
     /// The list holding the `animated` (or constant) sub-track of `kind` of `bone`.
     #[inline]
     pub(crate) fn list_of(&self, animated: bool, kind: format::SubTrackKind, bone: usize) -> Option<TrackList> {
