@@ -27,8 +27,8 @@ const LINE: usize = 64;
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 488 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
-/// is 384 (the validated header, section offsets, where each list starts, the shared
+/// Size: 496 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 392 (the validated header, section offsets, where each list starts, the shared
 /// pose's values and the static pose, so nothing is re-read, re-checked or re-summed
 /// per call); it lives on the caller's stack and allocates nothing.
 ///

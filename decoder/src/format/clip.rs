@@ -32,6 +32,10 @@ pub struct Clip<'a> {
     pub(crate) sample_rate: f32,
     pub(crate) segment_count: u32,
     pub(crate) segment_len: u8,
+    /// `⌈2³² / segment_len⌉`: a sample's segment is `(sample · this) >> 32`, exact for
+    /// every sample below [`MAX_SAMPLES`] (the error `sample / 2³²` stays below
+    /// `1 / segment_len`), one multiplication where a division takes tens of cycles.
+    pub(crate) segment_reciprocal: u64,
     /// The bone bit sets of the sub-track lists.
     pub(crate) lists: TrackLists<'a>,
     /// Start of the constants section (its grids, then the values).
@@ -318,6 +322,7 @@ impl<'a> Clip<'a> {
             sample_rate,
             segment_count,
             segment_len,
+            segment_reciprocal: (1u64 << 32).div_ceil(u64::from(segment_len)),
             lists,
             constants_offset: constants_offset as usize,
             ranges_offset: (ranges_offset as u64).saturating_add(range_grids) as usize,
@@ -485,7 +490,9 @@ impl<'a> Clip<'a> {
     /// guarantees a segment length of at least 1 and at least one segment).
     #[inline]
     pub(crate) fn segment_of(&self, sample: u32) -> u32 {
-        sample.checked_div(u32::from(self.segment_len)).unwrap_or(0).min(self.segment_count.saturating_sub(1))
+        // Samples are below MAX_SAMPLES after validation: the product fits in 64 bits.
+        let segment = (u64::from(sample).wrapping_mul(self.segment_reciprocal) >> 32) as u32;
+        segment.min(self.segment_count.saturating_sub(1))
     }
 
     /// The segment table entry of segment `index` (in range after validation): data
@@ -856,4 +863,27 @@ fn valid_grid(bytes: &[u8], at: u32) -> bool {
         let (base, step) = (base.get(), step.get());
         base.is_finite() && step.is_finite() && step >= 0.0 && (QUANTIZED_MAX as f32 * step + base).is_finite()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::format::{MAX_SAMPLES, MAX_SEGMENT_LEN};
+
+    /// The segment reciprocal divides exactly: every sample a clip can have, for every
+    /// segment length (the last 2²⁰ samples below the limit and the first 2²⁰, and
+    /// every 97th between; under Miri, a few of each).
+    #[test]
+    fn segment_reciprocal_divides_exactly() {
+        let step = if cfg!(miri) { 1 << 18 } else { 1 };
+        for d in 1..=u32::from(MAX_SEGMENT_LEN) {
+            let reciprocal = (1u64 << 32).div_ceil(u64::from(d));
+            let samples = (0..1 << 20)
+                .step_by(step)
+                .chain((MAX_SAMPLES - (1 << 20)..MAX_SAMPLES).step_by(step))
+                .chain((0..MAX_SAMPLES).step_by(97 * step));
+            for k in samples {
+                assert_eq!(((u64::from(k) * reciprocal) >> 32) as u32, k / d, "{k} / {d}");
+            }
+        }
+    }
 }
