@@ -117,17 +117,17 @@ fn base<J: Job>(job: J) -> J::Output {
     job.run::<Native>()
 }
 
-/// Asks the memory system to bring the cache line holding `bytes[at]` closer (a hint:
-/// nothing happens when `at` is past the end or the target has no prefetch).
+/// Asks the memory system to bring the cache line holding `values[at]` closer (a
+/// hint: nothing happens when `at` is past the end or the target has no prefetch).
 #[inline(always)]
-pub(crate) fn prefetch(bytes: &[u8], at: usize) {
-    if let Some(byte) = bytes.get(at) {
+pub(crate) fn prefetch<T>(values: &[T], at: usize) {
+    if let Some(value) = values.get(at) {
         #[cfg(target_arch = "x86_64")]
-        sse2::prefetch(byte);
+        sse2::prefetch(value);
         #[cfg(target_arch = "aarch64")]
-        neon::prefetch(byte);
+        neon::prefetch(value);
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        let _ = byte;
+        let _ = value;
     }
 }
 

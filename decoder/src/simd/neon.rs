@@ -10,13 +10,14 @@ use glam::{Quat, Vec4};
 
 use super::Lanes;
 
-/// Prefetches the cache line holding `byte` into the level 1 data cache.
+/// Prefetches the cache line holding the first byte of `value` into the level 1
+/// data cache.
 #[inline(always)]
-pub(crate) fn prefetch(byte: &u8) {
+pub(crate) fn prefetch<T>(value: &T) {
     // SAFETY: `prfm` is a hint that never faults and changes no architectural state
-    // (no memory written, no flags, no stack); the address is that of a live byte.
+    // (no memory written, no flags, no stack); the address is that of a live value.
     unsafe {
-        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) byte as *const u8, options(nostack, readonly, preserves_flags))
+        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) value as *const T, options(nostack, readonly, preserves_flags))
     };
 }
 
