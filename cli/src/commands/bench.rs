@@ -2,8 +2,8 @@
 //! it: forward over 100 evenly spaced times in `[0, duration]`, interpolating, each
 //! call a `seek` and a whole pose (fresh, then fresh without the clip's static pose,
 //! then kept between calls, then decoded bone by bone, then four bones as a subset).
-//! The clip has its static pose attached (`Clip::with_static_pose`), as README
-//! advises a game to load it, but for the figure that says what it saves.
+//! Every figure but the one without it decodes the clip with its static pose attached
+//! (`Clip::with_static_pose`), as README advises a game to load a clip.
 //!
 //! Timings on a shared machine are noisy: the command reports the median and the
 //! minimum of many rounds, and README.md says how to get stable instruction counts

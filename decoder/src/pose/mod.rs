@@ -1,9 +1,10 @@
 //! Poses: finishing decoded values (rotations rebuilt, sign-aligned, interpolated and
 //! normalised: [`finish`]) and writing them where they go — a whole pose list by list
 //! ([`whole`]), a pose kept between calls ([`kept`]), one bone ([`bone`]), a planned
-//! set of bones ([`subset`]); a clip's static parts decoded once ([`static_pose`]); [`jobs`] names each as a decode the sampler runs on its
-//! backend. [`lists`] holds what those share; [`interpolation`] gives
-//! the encoder the same arithmetic one value at a time.
+//! set of bones ([`subset`]); a clip's static parts decoded once ([`static_pose`]).
+//! [`jobs`] names each as a decode the sampler runs on its backend. [`lists`] holds
+//! what those share; [`interpolation`] gives the encoder the same arithmetic one value
+//! at a time.
 
 pub(crate) mod animated;
 pub(crate) mod bone;
