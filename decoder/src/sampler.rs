@@ -27,8 +27,8 @@ const LINE: usize = 64;
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 496 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
-/// is 392 (the validated header, section offsets, where each list starts, the shared
+/// Size: 512 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 408 (the validated header, section offsets, where each list starts, the shared
 /// pose's values and the static pose, so nothing is re-read, re-checked or re-summed
 /// per call); it lives on the caller's stack and allocates nothing.
 ///
@@ -215,6 +215,7 @@ impl<'a> Sampler<'a> {
 
     /// Decodes every bone into `out[..bone_count]`. A root-motion bone that plays in
     /// place ([`Clip::root_motion_in_place`]) gets its in-place transform.
+    #[inline]
     pub fn decompress_pose(&self, out: &mut [Transform]) -> Result<(), Error> {
         self.check_output(out)?;
         self.native_pose(out);
@@ -227,6 +228,7 @@ impl<'a> Sampler<'a> {
     /// changed from outside) writes every bone, later ones only the animated
     /// sub-tracks. The transforms are the ones [`Sampler::decompress_pose`] gives, bit
     /// for bit.
+    #[inline]
     pub fn decompress_kept_pose(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
         self.check_output_len(pose.len())?;
         let (out, filled) = pose.for_clip(&self.clip);
@@ -281,6 +283,7 @@ impl<'a> Sampler<'a> {
 
     /// Decodes one bone, in time independent of its index (the in-place transform for
     /// a root-motion bone that plays in place).
+    #[inline]
     pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
         // A bone that does not move is its static pose's, when the clip has one: read
@@ -315,6 +318,7 @@ impl<'a> Sampler<'a> {
     /// Decodes the bones of `subset` (a plan built for this clip) into `out[i]` for its
     /// `i`-th bone: only their animated sub-tracks are decoded, the rest was finished
     /// when the plan was built. Gives exactly the values a whole pose gives them.
+    #[inline]
     pub fn decompress_subset<const N: usize>(&self, subset: &Subset<N>, out: &mut [Transform]) -> Result<(), Error> {
         subset.check(&self.clip, out)?;
         simd::run(self.backend, PlannedBones { at: self.at(), subset, out });

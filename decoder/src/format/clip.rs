@@ -81,6 +81,8 @@ pub(crate) struct ListStart {
     pub animated_index: u32,
     /// Components stored by the animated sub-tracks before its first animated one.
     pub animated_components: u32,
+    /// Quads (format-spec/segments.md) of the animated lists before it.
+    pub quads_before: u32,
 }
 
 impl ListStart {
@@ -106,11 +108,13 @@ impl ListStart {
                 range_grid = range_grid.saturating_add(GRID_SIZE as u32);
             }
         }
-        let (mut constant_at, mut index, mut components) = (constant_grid, 0u32, 0u32);
+        let (mut constant_at, mut index, mut components, mut quads) = (constant_grid, 0u32, 0u32, 0u32);
         for (start, &list) in starts.iter_mut().zip(TrackList::ALL.iter()) {
             start.constant_at = constant_at;
             start.animated_index = index;
             start.animated_components = components;
+            start.quads_before = quads;
+            quads = quads.saturating_add(count(true, list).div_ceil(QUAD_LANES as u32));
             let size = format::constant_size(list, raw(list)) as u32;
             constant_at = constant_at.saturating_add(count(false, list).saturating_mul(size));
             index = index.saturating_add(count(true, list));
@@ -430,16 +434,17 @@ impl<'a> Clip<'a> {
     /// Quads (format-spec/segments.md) of the animated lists before `list`.
     #[inline]
     pub(crate) fn quads_before(&self, list: TrackList) -> u32 {
-        TrackList::ALL
-            .iter()
-            .take(list as usize)
-            .fold(0u32, |n, &l| n.saturating_add(self.count(true, l).div_ceil(QUAD_LANES as u32)))
+        self.start(list).quads_before
     }
 
     /// Index among the animated sub-tracks of the first of quad `quad` (the animated
     /// count past the last quad).
     #[inline]
     pub(crate) fn quad_first(&self, quad: u32) -> u32 {
+        if quad == 0 {
+            // The first quad of the first list that has one, or the count: 0 either way.
+            return 0;
+        }
         let mut left = quad;
         for list in TrackList::ALL {
             let quads = self.count(true, list).div_ceil(QUAD_LANES as u32);
