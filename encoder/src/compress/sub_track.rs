@@ -248,7 +248,7 @@ pub fn encode_samples(
                 _ if ranged => 0.0,
                 _ => normalized(s[c], c),
             };
-            *g = (seg_n.clamp(0.0, 1.0) * f64::from(max_q)).round() as u32;
+            *g = round_to_u32(seg_n.clamp(0.0, 1.0) * f64::from(max_q));
         }
         let decoded = decode(guess);
         let mut other = guess;
@@ -266,6 +266,20 @@ pub fn encode_samples(
         }
     }
     SegmentCode { bits, range_bytes, values, kept: all_kept(count) }
+}
+
+/// `x.round() as u32` (halves away from zero) for `x` in `0.0 ..= u32::MAX as f64`.
+/// `f64::round` is a library call on x86-64 below SSE4.1, and this runs for every
+/// component of every sample at every rate tried: the truncation and the fraction
+/// (exact: both below 2^32) decide instead.
+#[inline]
+fn round_to_u32(x: f64) -> u32 {
+    let whole = x as u32;
+    if x - f64::from(whole) >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
+    }
 }
 
 /// The form a value is stored in: rotations flipped to `w >= 0` (so that a dropped
@@ -301,4 +315,27 @@ fn best_constant(start: [u8; 2], decode: impl Fn((u8, u8)) -> f32, samples: &[[f
 /// encoder's output must be the same bytes on every machine.
 pub fn span<T: PartialOrd + Copy>(lo: T, hi: T, v: T) -> (T, T) {
     (if v < lo { v } else { lo }, if v > hi { v } else { hi })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_to_u32;
+
+    #[test]
+    fn round_to_u32_is_round_on_every_kind_of_value() {
+        let mut values = vec![0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 4_294_967_294.5, 4_294_967_295.0];
+        // Each half from 0 to 2^20 with its neighbours, and a spread of fractions.
+        for i in 0..(1u32 << 20) {
+            let half = f64::from(i) + 0.5;
+            values.extend([half.next_down(), half, half.next_up(), f64::from(i) + f64::from(i % 97) / 97.0]);
+        }
+        // Large values near the top of the range (every rate up to 31 bits).
+        for bits in 1..32u32 {
+            let max = f64::from((1u32 << bits) - 1);
+            values.extend([max, max - 0.5, max - 0.5000001, max * 0.3337]);
+        }
+        for x in values {
+            assert_eq!(round_to_u32(x), x.round() as u32, "{x}");
+        }
+    }
 }
