@@ -64,6 +64,18 @@ impl Read for Source {
     }
 }
 
+impl Source {
+    /// `take(limit).read_to_end(out)`. A file is read straight into `out`'s spare
+    /// capacity: through this enum, the standard library zeroes that capacity first
+    /// (it only skips it for readers that implement `read_buf`, which is unstable).
+    fn read_to_end_at_most(&mut self, limit: u64, out: &mut Vec<u8>) -> io::Result<usize> {
+        match self {
+            Source::File(f) => f.take(limit).read_to_end(out),
+            other => other.take(limit).read_to_end(out),
+        }
+    }
+}
+
 /// Bytes read at a time.
 const CHUNK: usize = 1 << 16;
 
@@ -159,7 +171,7 @@ impl Input {
                 // zeroing, no reallocation unless the file grew), at most one byte
                 // past the cap so that growing beyond it is still seen.
                 let left = (cap + 1).saturating_sub(start as u64);
-                match (&mut self.source).take(left).read_to_end(&mut text) {
+                match self.source.read_to_end_at_most(left, &mut text) {
                     Ok(n) => n,
                     Err(e) => return Err(Failure::at(&self.shown, format!("cannot read: {e}"))),
                 }
