@@ -27,8 +27,8 @@ const LINE: usize = 64;
 /// Samples a [`Clip`] at arbitrary times. Create one per playing clip; it borrows
 /// the clip's bytes and holds no other state than the current position.
 ///
-/// Size: 512 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
-/// is 408 (the validated header, section offsets, where each list starts, the shared
+/// Size: 520 bytes on 64-bit targets (checked by a test), of which the [`Clip`] view
+/// is 416 (the validated header, section offsets, where each list starts, the shared
 /// pose's values and the static pose, so nothing is re-read, re-checked or re-summed
 /// per call); it lives on the caller's stack and allocates nothing.
 ///
@@ -299,10 +299,12 @@ impl<'a> Sampler<'a> {
     /// The in-place transform when `bone` plays in place, else `decode()`.
     #[inline]
     fn in_place_or(&self, bone: u32, decode: impl FnOnce() -> Transform) -> Transform {
-        match self.clip.in_place() {
-            Some((b, t)) if b == bone as usize => t,
-            _ => decode(),
+        if bone == self.clip.in_place_bone {
+            if let Some((_, t)) = self.clip.in_place() {
+                return t;
+            }
         }
+        decode()
     }
 
     /// Decodes the bones of `bones` (any order) into `out[i]` for `bones[i]`, each as

@@ -24,7 +24,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let raw = acl_text::read_clip(&std::fs::read_to_string(&path)?, "clip")?;
     // OSSA_KEEP_EVERY_FRAME=1 stores every sample (to weigh key-frame removal).
     let remove_key_frames = std::env::var("OSSA_KEEP_EVERY_FRAME").is_err();
-    let out = compress(&raw, &Settings { include_metadata: false, remove_key_frames, ..Settings::default() })?;
+    // OSSA_EXTRACT_ROOT_MOTION=1 takes the root motion out (poses show the root in place).
+    let extract_root_motion = std::env::var("OSSA_EXTRACT_ROOT_MOTION").is_ok();
+    let settings = Settings { include_metadata: false, remove_key_frames, extract_root_motion, ..Settings::default() };
+    let out = compress(&raw, &settings)?;
     let plain = Clip::from_bytes(&out.bytes)?;
     let mut statics = vec![Transform::IDENTITY; raw.bones.len()];
     let clip = plain.with_static_pose(&mut statics)?;

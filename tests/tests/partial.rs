@@ -42,7 +42,8 @@ fn plans_refuse_what_they_cannot_decode() {
 }
 
 /// Any order for one-off lists, repeated bones too; the in-place root of a clip
-/// whose root motion is extracted is in place in a subset as in a pose.
+/// whose root motion is extracted is in place in a subset and as a single bone as
+/// in a pose.
 #[test]
 fn lists_in_any_order_and_in_place_roots_decode_as_the_pose() {
     let raw = common::load(&common::repo_root().join("examples/stride.acl.sjson"));
@@ -52,9 +53,18 @@ fn lists_in_any_order_and_in_place_roots_decode_as_the_pose() {
     let mut sampler = Sampler::new(clip);
     let mut pose = vec![Transform::IDENTITY; clip.bone_count() as usize];
     let subset = Subset::<8>::new(&clip, &[1, 2, 5]).unwrap();
+    // Single bones too, with and without the clip's static pose.
+    let mut storage = vec![Transform::IDENTITY; clip.bone_count() as usize];
+    let mut with_statics = Sampler::new(clip.with_static_pose(&mut storage).unwrap());
     for k in 0..=20 {
-        sampler.seek(clip.duration() * k as f32 / 20.0, Rounding::None);
+        let time = clip.duration() * k as f32 / 20.0;
+        sampler.seek(time, Rounding::None);
+        with_statics.seek(time, Rounding::None);
         sampler.decompress_pose(&mut pose).unwrap();
+        for bone in 0..clip.bone_count() {
+            assert_eq!(sampler.decompress_bone(bone).unwrap(), pose[bone as usize], "bone {bone}");
+            assert_eq!(with_statics.decompress_bone(bone).unwrap(), pose[bone as usize], "bone {bone}, static pose");
+        }
         let mut some = [Transform::IDENTITY; 4];
         sampler.decompress_bones(&[5, 1, 5, 0], &mut some).unwrap();
         assert_eq!(some, [pose[5], pose[1], pose[5], pose[0]]);

@@ -63,6 +63,10 @@ pub struct Clip<'a> {
     /// that do not change with time, finished (`bone_count` of them); empty when
     /// none is attached, and the poses decode those parts themselves.
     pub(crate) statics: &'a [Transform],
+    /// The bone poses show in place ([`Clip::root_motion_in_place`]), `u32::MAX`
+    /// when none: found at validation, so that a single bone's check is one
+    /// comparison rather than a read of the root-motion block.
+    pub(crate) in_place_bone: u32,
 }
 
 /// Where one list's data start, derived from the counts once at validation rather
@@ -341,12 +345,14 @@ impl<'a> Clip<'a> {
             metadata: None,
             defaults: &[],
             statics: &[],
+            in_place_bone: u32::MAX,
         };
         clip.validate_segments(work)?;
 
         if flags & format::FLAG_ROOT_MOTION != 0 {
             *work = work.saturating_add(1);
             validate_root_motion(bytes, bone_count, looping)?;
+            clip.in_place_bone = clip.in_place().map_or(u32::MAX, |(bone, _)| bone as u32);
         }
         if flags & format::FLAG_DATABASE != 0 {
             *work = work.saturating_add(1);
