@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use rayon::prelude::*;
+
 use ossa_decoder::format::{self, MAX_BONES, MAX_SAMPLES};
 use ossa_decoder::Additive;
 
@@ -292,11 +294,15 @@ impl RawClip {
             // `check` proved every quaternion normalisable.
             bone.bind_pose.rotation = normalize(bone.bind_pose.rotation).unwrap_or([0.0, 0.0, 0.0, 1.0]);
         }
-        let base_tracks = self.additive.iter_mut().flat_map(|b| b.tracks.iter_mut());
-        for track in self.tracks.iter_mut().chain(base_tracks) {
+        // Tracks are independent: normalised on every core.
+        let normalize_track = |track: &mut BoneTrack| {
             for q in &mut track.rotations {
                 *q = normalize(*q).unwrap_or([0.0, 0.0, 0.0, 1.0]);
             }
+        };
+        self.tracks.par_iter_mut().for_each(normalize_track);
+        if let Some(base) = &mut self.additive {
+            base.tracks.par_iter_mut().for_each(normalize_track);
         }
         Ok(())
     }
@@ -460,42 +466,49 @@ fn check_tracks(
     expected: usize,
     names: [&'static str; 3],
 ) -> Result<(), ClipError> {
+    // Bones are independent: checked on every core (the compressor's first step
+    // waits for this), the problem of the first bad bone in bone order reported.
+    let problem =
+        bones.par_iter().zip(tracks).find_map_first(|(bone, track)| check_track(bone, track, expected, names).err());
+    problem.map_or(Ok(()), Err)
+}
+
+/// [`check_tracks`] for one bone.
+fn check_track(bone: &Bone, track: &BoneTrack, expected: usize, names: [&'static str; 3]) -> Result<(), ClipError> {
     let [rotations, translations, scales] = names;
-    for (bone, track) in bones.iter().zip(tracks) {
-        let count = |sub_track, found| {
-            if found == expected {
-                Ok(())
-            } else {
-                Err(ClipError::SampleCountMismatch { bone: bone.name.clone(), sub_track, found, expected })
-            }
-        };
-        count(rotations, track.rotations.len())?;
-        count(translations, track.translations.len())?;
-        count(scales, track.scales.len())?;
-        let non_finite =
-            |sub_track, sample| ClipError::NonFinite { bone: bone.name.clone(), sub_track, sample: Some(sample) };
-        for (sample, q) in track.rotations.iter().enumerate() {
-            if !q.iter().all(|v| v.is_finite()) {
-                return Err(non_finite(rotations, sample));
-            }
-            if normalize(*q).is_none() {
-                return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) });
-            }
+    let count = |sub_track, found| {
+        if found == expected {
+            Ok(())
+        } else {
+            Err(ClipError::SampleCountMismatch { bone: bone.name.clone(), sub_track, found, expected })
         }
-        if let Some(s) = track.translations.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
-            return Err(non_finite(translations, s));
+    };
+    count(rotations, track.rotations.len())?;
+    count(translations, track.translations.len())?;
+    count(scales, track.scales.len())?;
+    let non_finite =
+        |sub_track, sample| ClipError::NonFinite { bone: bone.name.clone(), sub_track, sample: Some(sample) };
+    for (sample, q) in track.rotations.iter().enumerate() {
+        if !q.iter().all(|v| v.is_finite()) {
+            return Err(non_finite(rotations, sample));
         }
-        if let Some(s) = track.scales.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
-            return Err(non_finite(scales, s));
+        if normalize(*q).is_none() {
+            return Err(ClipError::ZeroQuaternion { bone: bone.name.clone(), sample: Some(sample) });
         }
-        let too_large =
-            |sub_track, sample| ClipError::OutOfRange { bone: bone.name.clone(), sub_track, sample: Some(sample) };
-        if let Some(s) = track.translations.iter().position(|v| !fits_f32(v)) {
-            return Err(too_large(translations, s));
-        }
-        if let Some(s) = track.scales.iter().position(|v| !fits_f32(v)) {
-            return Err(too_large(scales, s));
-        }
+    }
+    if let Some(s) = track.translations.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+        return Err(non_finite(translations, s));
+    }
+    if let Some(s) = track.scales.iter().position(|v| !v.iter().all(|c| c.is_finite())) {
+        return Err(non_finite(scales, s));
+    }
+    let too_large =
+        |sub_track, sample| ClipError::OutOfRange { bone: bone.name.clone(), sub_track, sample: Some(sample) };
+    if let Some(s) = track.translations.iter().position(|v| !fits_f32(v)) {
+        return Err(too_large(translations, s));
+    }
+    if let Some(s) = track.scales.iter().position(|v| !fits_f32(v)) {
+        return Err(too_large(scales, s));
     }
     Ok(())
 }
