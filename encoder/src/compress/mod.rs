@@ -446,6 +446,9 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
             .filter(|&i| results[i].is_none())
             .collect::<Vec<_>>()
             .into_par_iter()
+            // One segment per task: their costs differ by several times, and with the
+            // default halving the last core often finishes a long run alone.
+            .with_max_len(1)
             .map(|i| {
                 let (start, count) = spans[i];
                 let budget = if settings.remove_key_frames { targets[i] * KEY_FRAME_BUDGET } else { 0.0 };

@@ -901,6 +901,8 @@ impl<'a> ClipReader<'a> {
             .track_objects
             .par_iter()
             .zip(&first_of_bone)
+            // One track per task (tracks of constant bones are short, animated ones long).
+            .with_max_len(1)
             .map(|(&at, name)| {
                 name.map(|name| {
                     let mut r = reader_at(at);
