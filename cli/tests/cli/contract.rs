@@ -152,6 +152,48 @@ fn bad_inputs_are_refused_with_one_line_naming_file_and_problem() {
     assert_refused(d, "track.acl.sjson", clip_text(&ok_bones, unknown, "1").as_bytes(), "names no bone");
 }
 
+/// A text clip's bytes are checked as a whole, wherever the reads that bring them in
+/// stop: an invalid byte, a NUL or a cut character far past the first read is
+/// reported at its offset (the first of two problems), and a character split by a
+/// read's end is not one.
+#[test]
+fn text_problems_past_the_first_read_are_found_at_their_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bone = |n: &str, p: &str| format!("{{ name = \"{n}\" parent = \"{p}\" vertex_distance = 3 }}");
+    let clip = clip_text(&format!("{} {}", bone("a", ""), bone("b", "a")), "", "2");
+    // The clip, then a comment long enough to span several reads, with 'é' (two
+    // bytes) across the end of the first 64 KiB read; then each `(at, byte)` of
+    // `put` written in.
+    let text = |put: &[(usize, u8)], len: usize| {
+        let mut t = clip.clone().into_bytes();
+        t.extend_from_slice(b"// ");
+        while t.len() < 65_531 {
+            t.push(b'x');
+        }
+        while t.len() < 65_545 {
+            t.extend_from_slice("é".as_bytes());
+        }
+        t.resize(len, b'x');
+        for &(at, byte) in put {
+            t[at] = byte;
+        }
+        t
+    };
+    let whole = d.join("whole.acl.sjson");
+    std::fs::write(&whole, text(&[], 300_000)).unwrap();
+    let o = ossa(&["compress", s(&whole), "-o", s(&d.join("whole.ossa"))]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_refused(d, "invalid.acl.sjson", &text(&[(200_000, 0xff)], 300_000), "invalid byte at offset 200000");
+    assert_refused(d, "nul.acl.sjson", &text(&[(200_000, 0)], 300_000), "NUL byte at offset 200000");
+    let both = text(&[(200_000, 0xff), (250_000, 0)], 300_000);
+    assert_refused(d, "both.acl.sjson", &both, "invalid byte at offset 200000");
+    let both = text(&[(200_000, 0), (250_000, 0xff)], 300_000);
+    assert_refused(d, "nul_first.acl.sjson", &both, "NUL byte at offset 200000");
+    // The first byte of a three-byte character, last in the file.
+    assert_refused(d, "cut.acl.sjson", &text(&[(299_999, 0xe2)], 300_000), "truncated character at offset 299999");
+}
+
 #[test]
 fn large_finite_values_still_compress() {
     let dir = tempfile::tempdir().unwrap();
