@@ -200,15 +200,22 @@ impl Input {
             // cut by the chunk's end is checked with the next chunk); report whichever
             // problem comes first.
             let nul = memchr::memchr(0, &text[start..]).map(|at| start + at);
-            let invalid = match std::str::from_utf8(&text[checked..]) {
-                Ok(_) => {
-                    checked = text.len();
-                    None
-                }
-                Err(e) if e.error_len().is_some() => Some(checked + e.valid_up_to()),
-                Err(e) => {
-                    checked += e.valid_up_to();
-                    None
+            let rest_of_file = start > 0 && self.size.is_some();
+            let invalid = if rest_of_file && nul.is_none() {
+                // The rest of a file whose size is known, in one read and without a
+                // NUL: its UTF-8 is checked once, when the text becomes a `String` below.
+                None
+            } else {
+                match std::str::from_utf8(&text[checked..]) {
+                    Ok(_) => {
+                        checked = text.len();
+                        None
+                    }
+                    Err(e) if e.error_len().is_some() => Some(checked + e.valid_up_to()),
+                    Err(e) => {
+                        checked += e.valid_up_to();
+                        None
+                    }
                 }
             };
             match (nul, invalid) {
@@ -227,17 +234,13 @@ impl Input {
                 return Err(Failure::at(&self.shown, too_large(cap, false)));
             }
         }
-        if checked != text.len() {
-            return Err(Failure::at(&self.shown, format!("not UTF-8 text (truncated character at offset {checked})")));
-        }
         if text.is_empty() {
             return Err(Failure::at(&self.shown, "the file is empty"));
         }
         String::from_utf8(text).map_err(|e| {
-            Failure::at(
-                &self.shown,
-                format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
-            )
+            let e = e.utf8_error();
+            let problem = if e.error_len().is_some() { "invalid byte" } else { "truncated character" };
+            Failure::at(&self.shown, format!("not UTF-8 text ({problem} at offset {})", e.valid_up_to()))
         })
     }
 
