@@ -158,6 +158,67 @@ pub(crate) fn animated_in<'a, V: Lanes, const C: usize>(
     list: TrackList,
     place: &Place,
 ) -> (V, V) {
+    lane_values::<V, C>(clip, keys, alpha, list, place, None)
+}
+
+/// The clip range of the animated sub-track of `list` (`C` components) at `place`:
+/// each component's minimum and extent, dequantised. It does not change with time:
+/// a [`crate::Subset`] finds it once.
+#[inline(always)]
+pub(crate) fn clip_range<V: Lanes, const C: usize>(clip: &Clip<'_>, list: TrackList, place: &Place) -> (V, V) {
+    lane_range::<V, C>(clip, list, &lane(clip, place))
+}
+
+/// [`clip_range`] of the sub-track at `this`.
+#[inline(always)]
+fn lane_range<V: Lanes, const C: usize>(clip: &Clip<'_>, list: TrackList, this: &Lane<'_>) -> (V, V) {
+    let bytes = clip.bytes;
+    let (step, base) = if list.kind() == SubTrackKind::Rotation {
+        (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
+    } else {
+        let grid_at = clip.start(list).range_grid as usize;
+        (floats::<V, C>(from(bytes, grid_at.wrapping_add(12))), floats::<V, C>(from(bytes, grid_at)))
+    };
+    let (mins, extents) = this.clip_range::<C>();
+    (V::from_halves(mins).mul(step).add(base), V::from_halves(extents).mul(step))
+}
+
+/// The [`Lane`] of the animated sub-track at `place`.
+#[inline(always)]
+fn lane<'a>(clip: &Clip<'a>, place: &Place) -> Lane<'a> {
+    Lane {
+        bytes: clip.bytes,
+        lanes: usize::from(place.lanes),
+        lane: usize::from(place.lane),
+        clip_at: clip.ranges_offset.wrapping_add((place.before as usize) << 2),
+    }
+}
+
+/// [`animated_in`] given the sub-track's clip range ([`clip_range`]).
+#[inline(always)]
+pub(crate) fn animated_at<'a, V: Lanes, const C: usize>(
+    clip: &Clip<'a>,
+    keys: &[Key<'a>; 2],
+    alpha: f32,
+    place: &Place,
+    min: V,
+    extent: V,
+) -> (V, V) {
+    lane_values::<V, C>(clip, keys, alpha, TrackList::Rotation3, place, Some((min, extent)))
+}
+
+/// [`animated_at`] of the sub-track of `list` at `place`, its clip range `range`
+/// when known (found after the bit offsets otherwise: the order that keeps a single
+/// bone's decode in registers).
+#[inline(always)]
+fn lane_values<'a, V: Lanes, const C: usize>(
+    clip: &Clip<'a>,
+    keys: &[Key<'a>; 2],
+    alpha: f32,
+    list: TrackList,
+    place: &Place,
+    range: Option<(V, V)>,
+) -> (V, V) {
     let [key0, key1] = keys;
     let bytes = clip.bytes;
     let lanes = usize::from(place.lanes);
@@ -167,23 +228,13 @@ pub(crate) fn animated_in<'a, V: Lanes, const C: usize>(
     let same = key1.rates == key0.rates || alpha == 0.0;
     let offset1 = if same { offset0 } else { frame_offset_in(clip, key1, place) };
     let ranged = clip.segment_count > 1;
-    let this =
-        Lane { bytes, lanes, lane: usize::from(place.lane), clip_at: clip.ranges_offset.wrapping_add(before << 2) };
+    let this = lane(clip, place);
     let key = |key: &Key<'a>, offset: u64| LaneKey {
         rates: rate_word(bytes, key.rates.wrapping_add(first), lanes),
         samples: key.samples,
         bit: key.frame_bit.wrapping_add(offset),
     };
-    // The clip range, component by component in the lanes of one vector.
-    let (step, base) = if list.kind() == SubTrackKind::Rotation {
-        (V::splat(ROTATION_STEP), V::splat(ROTATION_BASE))
-    } else {
-        let grid_at = clip.start(list).range_grid as usize;
-        (floats::<V, C>(from(bytes, grid_at.wrapping_add(12))), floats::<V, C>(from(bytes, grid_at)))
-    };
-    let (mins, extents) = this.clip_range::<C>();
-    let min = V::from_halves(mins).mul(step).add(base);
-    let extent = V::from_halves(extents).mul(step);
+    let (min, extent) = range.unwrap_or_else(|| lane_range::<V, C>(clip, list, &this));
     let segment = |key: &Key<'_>| ranged.then(|| this.segment::<V, C>(key.segment_ranges.wrapping_add(before << 1)));
     let segment0 = segment(key0);
     let k0 = key(key0, offset0);

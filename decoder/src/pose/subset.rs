@@ -19,6 +19,7 @@ use crate::pose::bone;
 use crate::pose::finish::{finish_rotation, lerp};
 use crate::pose::lists::{write, SCALE, TRANSLATION};
 use crate::seek::Key;
+use crate::simd::scalar::F32x4 as Portable;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 
@@ -43,12 +44,38 @@ struct Entry {
 }
 
 /// An animated sub-track of a [`Subset`]'s bone: where it is among the animated
-/// sub-tracks, found once.
+/// sub-tracks and its clip range, found once.
 #[derive(Clone, Copy, Debug)]
 struct Part {
     list: TrackList,
     /// Where its data are.
     place: bone::Place,
+    /// Its clip range, dequantised (as the bits of each lane's `f32`): the minimum
+    /// and the extent of each component.
+    min: [u32; 4],
+    extent: [u32; 4],
+}
+
+impl Part {
+    /// The animated sub-track of list rank `rank` in `list`.
+    fn new(clip: &Clip<'_>, list: TrackList, rank: u32) -> Part {
+        let place = bone::Place::of(clip, list, rank);
+        // Any backend gives the same bits: the portable one serves them all.
+        let (min, extent) = if list == TrackList::Rotation4 {
+            bone::clip_range::<Portable, 4>(clip, list, &place)
+        } else {
+            bone::clip_range::<Portable, 3>(clip, list, &place)
+        };
+        let bits = |v: Portable| v.to_array().map(f32::to_bits);
+        Part { list, place, min: bits(min), extent: bits(extent) }
+    }
+
+    /// Its values at key 0 and key 1 (`C` components).
+    #[inline(always)]
+    fn values<V: Lanes, const C: usize>(&self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32) -> (V, V) {
+        let (min, extent) = (V::from_bits(self.min), V::from_bits(self.extent));
+        bone::animated_at::<V, C>(clip, keys, alpha, &self.place, min, extent)
+    }
 }
 
 impl<const N: usize> Subset<N> {
@@ -69,7 +96,8 @@ impl<const N: usize> Subset<N> {
             }
             previous = Some(b);
             let bone = b as usize;
-            let unused = Part { list: TrackList::Rotation3, place: bone::Place::default() };
+            let unused =
+                Part { list: TrackList::Rotation3, place: bone::Place::default(), min: [0; 4], extent: [0; 4] };
             let (mut animated, mut count) = ([unused; 3], 0u8);
             let fixed = match in_place {
                 Some((ib, t)) if ib == bone => t,
@@ -78,7 +106,7 @@ impl<const N: usize> Subset<N> {
                         if clip.lists.contains(bitset_index(true, list), bone) {
                             let rank = clip.lists.rank(bitset_index(true, list), bone);
                             if let Some(slot) = animated.get_mut(usize::from(count)) {
-                                *slot = Part { list, place: bone::Place::of(clip, list, rank) };
+                                *slot = Part::new(clip, list, rank);
                                 count = count.wrapping_add(1);
                             }
                         }
@@ -86,7 +114,7 @@ impl<const N: usize> Subset<N> {
                     // A constant or default part decodes the same at every time: the
                     // single-bone decode at any keys gives it (its animated parts,
                     // decoded from wherever those keys point, are replaced per frame).
-                    bone::bone::<crate::simd::scalar::F32x4>(clip, &[Key::default(); 2], 0.0, bone)
+                    bone::bone::<Portable>(clip, &[Key::default(); 2], 0.0, bone)
                 }
             };
             entries.push(Entry { fixed, count, animated }).map_err(|_| Error::SubsetFull { capacity: N as u32 })?;
@@ -123,12 +151,12 @@ impl<const N: usize> Subset<N> {
             *t = entry.fixed;
             for part in entry.animated.iter().take(usize::from(entry.count)) {
                 if part.list == TrackList::Rotation4 {
-                    let (v0, v1) = bone::animated_in::<V, 4>(clip, keys, alpha, part.list, &part.place);
+                    let (v0, v1) = part.values::<V, 4>(clip, keys, alpha);
                     t.rotation = finish_rotation(false, v0, v1, alpha).to_quat();
                     continue;
                 }
                 // The other lists store three components: one decode serves them all.
-                let (v0, v1) = bone::animated_in::<V, 3>(clip, keys, alpha, part.list, &part.place);
+                let (v0, v1) = part.values::<V, 3>(clip, keys, alpha);
                 match part.list {
                     TrackList::Rotation3 => t.rotation = finish_rotation(true, v0, v1, alpha).to_quat(),
                     TrackList::Translation => {
