@@ -321,7 +321,11 @@ impl<'a> Sampler<'a> {
     /// `i`-th bone: only their animated sub-tracks are decoded, the rest was finished
     /// when the plan was built. Gives exactly the values a whole pose gives them.
     #[inline]
-    pub fn decompress_subset<const N: usize>(&self, subset: &Subset<N>, out: &mut [Transform]) -> Result<(), Error> {
+    pub fn decompress_subset<const N: usize>(
+        &self,
+        subset: &mut Subset<N>,
+        out: &mut [Transform],
+    ) -> Result<(), Error> {
         subset.check(&self.clip, out)?;
         simd::run(self.backend, PlannedBones { at: self.at(), subset, out });
         Ok(())
@@ -331,7 +335,7 @@ impl<'a> Sampler<'a> {
     #[doc(hidden)]
     pub fn decompress_subset_scalar<const N: usize>(
         &self,
-        subset: &Subset<N>,
+        subset: &mut Subset<N>,
         out: &mut [Transform],
     ) -> Result<(), Error> {
         subset.check(&self.clip, out)?;

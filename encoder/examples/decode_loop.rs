@@ -103,11 +103,11 @@ fn kept_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Re
 #[inline(never)]
 fn subset_poses(sampler: &mut Sampler, bones: &[u32], poses: usize) -> Result<(), Error> {
     let clip = *sampler.clip();
-    let subset = Subset::<8>::new(&clip, bones)?;
+    let mut subset = Subset::<8>::new(&clip, bones)?;
     let mut out = vec![Transform::IDENTITY; bones.len()];
     for i in 0..poses {
         sampler.seek(time(&clip, i), Rounding::None);
-        sampler.decompress_subset(&subset, black_box(&mut out))?;
+        sampler.decompress_subset(&mut subset, black_box(&mut out))?;
     }
     Ok(())
 }

@@ -142,9 +142,9 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(bits(&alone), bits(&pose[bone]), "bone {bone} alone differs from the pose");
                 }
                 let list: Vec<u32> = (0..bones.min(4) as u32).collect();
-                if let Ok(subset) = Subset::<4>::new(&clip, &list) {
+                if let Ok(mut subset) = Subset::<4>::new(&clip, &list) {
                     let mut partial = [Transform::IDENTITY; 4];
-                    sampler.decompress_subset(&subset, &mut partial).expect("its own clip");
+                    sampler.decompress_subset(&mut subset, &mut partial).expect("its own clip");
                     for (t, &b) in partial.iter().zip(&list) {
                         assert_eq!(bits(t), bits(&pose[b as usize]), "subset differs from the pose");
                     }

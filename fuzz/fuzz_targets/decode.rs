@@ -115,9 +115,9 @@ fuzz_target!(|data: &[u8]| {
     let mut list: Vec<u32> = control[4..8].iter().map(|&c| u32::from(c) % n).collect();
     list.sort_unstable();
     list.dedup();
-    if let Ok(subset) = Subset::<4>::new(&clip, &list) {
+    if let Ok(mut subset) = Subset::<4>::new(&clip, &list) {
         let mut partial = [Transform::IDENTITY; 4];
-        if sampler.decompress_subset(&subset, &mut partial).is_ok() && sampler.decompress_pose(&mut pose).is_ok() {
+        if sampler.decompress_subset(&mut subset, &mut partial).is_ok() && sampler.decompress_pose(&mut pose).is_ok() {
             for (t, &b) in partial.iter().zip(&list) {
                 if let Some(whole) = pose.get(b as usize) {
                     assert_eq!(bits(t), bits(whole), "subset and pose differ");

@@ -62,7 +62,7 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
         }
     }
     // Plans built from the clip as it is and from the clip with its static pose.
-    let subsets: Vec<Subset<64>> = lists
+    let mut subsets: Vec<Subset<64>> = lists
         .iter()
         .enumerate()
         .map(|(i, l)| Subset::new(if i % 2 == 0 { &clip } else { &fixed }, l).unwrap())
@@ -102,7 +102,7 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
                     assert_eq!(bits(&single), expected, "{at} (bone)");
                     compared += 30;
                 }
-                for (list, subset) in lists.iter().zip(&subsets) {
+                for (list, subset) in lists.iter().zip(&mut subsets) {
                     for way in 0..3 {
                         match way {
                             0 => sampler.decompress_subset(subset, &mut partial).unwrap(),

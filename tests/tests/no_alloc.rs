@@ -100,14 +100,14 @@ fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
     let mut floats = [0.0f32; 64];
     let n = allocations(|| {
         let clip = Clip::from_bytes(&stride).unwrap();
-        let subset = Subset::<8>::new(&clip, &[0, 1, 3]).unwrap();
+        let mut subset = Subset::<8>::new(&clip, &[0, 1, 3]).unwrap();
         let mut sampler = Sampler::new(clip);
         let mut part = [Transform::IDENTITY; 3];
         for k in 0..=50 {
             let t = clip.duration() * k as f32 / 50.0;
             sampler.seek(t, Rounding::None);
             sampler.decompress_pose(&mut pose).unwrap();
-            sampler.decompress_subset(&subset, &mut part).unwrap();
+            sampler.decompress_subset(&mut subset, &mut part).unwrap();
             sampler.decompress_bones(&[2, 0], &mut part).unwrap();
             std::hint::black_box(clip.root_motion(t * 0.5, t, k % 5 - 2));
             std::hint::black_box(clip.root_transform(t));

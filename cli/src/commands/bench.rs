@@ -100,14 +100,14 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
     let n = bones.max(1);
     let mut subset_bones = vec![1.min(n - 1), n / 3, 2 * n / 3, n - 1];
     subset_bones.dedup();
-    let subsets: Vec<Subset<4>> = fixed
+    let mut subsets: Vec<Subset<4>> = fixed
         .iter()
         .map(|c| Subset::new(c, &subset_bones))
         .collect::<Result<_, _>>()
         .map_err(|e| Failure::at(&input, e))?;
     let mut partial = [Transform::IDENTITY; 4];
     let (subset_median, subset_min) = stats(&mut samplers, &times, |i, sampler| {
-        let _ = sampler.decompress_subset(&subsets[i], black_box(&mut partial));
+        let _ = sampler.decompress_subset(&mut subsets[i], black_box(&mut partial));
     });
     let cache = if cold { "cold" } else { "warm" };
     let backend = Sampler::backend();

@@ -16,7 +16,7 @@ use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 use crate::unpack::quad::{rate_word, Lane, LaneKey};
-use crate::unpack::values::{floats, integers, Grid};
+use crate::unpack::values::{floats, integers, Grid, SegmentRange};
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`: its static
 /// parts read from the clip's static pose when one is attached, decoded otherwise,
@@ -158,7 +158,7 @@ pub(crate) fn animated_in<'a, V: Lanes, const C: usize>(
     list: TrackList,
     place: &Place,
 ) -> (V, V) {
-    lane_values::<V, C>(clip, keys, alpha, list, place, None)
+    lane_values::<V, C>(clip, keys, alpha, list, place)
 }
 
 /// The clip range of the animated sub-track of `list` (`C` components) at `place`:
@@ -194,22 +194,72 @@ fn lane<'a>(clip: &Clip<'a>, place: &Place) -> Lane<'a> {
     }
 }
 
-/// [`animated_in`] given the sub-track's clip range ([`clip_range`]).
+/// What the segment of a key frame gives the animated sub-track at a [`Place`]: the
+/// bit offset of its quad inside each key frame, the quad's rate bytes, and the
+/// sub-track's segment range bytes. The same for every key frame of the segment: a
+/// [`crate::Subset`] keeps it while its keys stay there.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct InSegment {
+    offset: u64,
+    rates: u32,
+    /// [`Lane::segment_bytes`] (zero in a single-segment clip).
+    lo: u32,
+    hi: u32,
+}
+
+impl InSegment {
+    /// What `key`'s segment gives the sub-track of `C` components at `place`.
+    #[inline(always)]
+    pub(crate) fn of<const C: usize>(clip: &Clip<'_>, key: &Key<'_>, place: &Place) -> InSegment {
+        let (lo, hi) = if clip.segment_count > 1 {
+            lane(clip, place).segment_bytes::<C>(key.segment_ranges.wrapping_add((place.before as usize) << 1))
+        } else {
+            (0, 0)
+        };
+        InSegment {
+            offset: frame_offset_in(clip, key, place),
+            rates: rate_word(clip.bytes, key.rates.wrapping_add(place.first as usize), usize::from(place.lanes)),
+            lo,
+            hi,
+        }
+    }
+}
+
+/// [`animated_in`] given the sub-track's clip range ([`clip_range`]) and what the
+/// keys' segments give it (`found[1]` unused when both keys lie in one segment or
+/// `alpha` is 0).
 #[inline(always)]
 pub(crate) fn animated_at<'a, V: Lanes, const C: usize>(
     clip: &Clip<'a>,
     keys: &[Key<'a>; 2],
     alpha: f32,
     place: &Place,
-    min: V,
-    extent: V,
+    (min, extent): (V, V),
+    [in0, in1]: &[InSegment; 2],
 ) -> (V, V) {
-    lane_values::<V, C>(clip, keys, alpha, TrackList::Rotation3, place, Some((min, extent)))
+    let [key0, key1] = keys;
+    let this = lane(clip, place);
+    let ranged = clip.segment_count > 1;
+    let segment =
+        |found: &InSegment| ranged.then(|| SegmentRange::new(V::from_bytes(found.lo), V::from_bytes(found.hi)));
+    let at = |key: &Key<'a>, found: &InSegment| LaneKey {
+        rates: found.rates,
+        samples: key.samples,
+        bit: key.frame_bit.wrapping_add(found.offset),
+    };
+    let segment0 = segment(in0);
+    let v0 = this.value::<V, C>(&at(key0, in0), segment0.as_ref(), min, extent);
+    let v1 = if alpha == 0.0 {
+        v0
+    } else if key1.rates == key0.rates {
+        this.value::<V, C>(&at(key1, in0), segment0.as_ref(), min, extent)
+    } else {
+        this.value::<V, C>(&at(key1, in1), segment(in1).as_ref(), min, extent)
+    };
+    (v0, v1)
 }
 
-/// [`animated_at`] of the sub-track of `list` at `place`, its clip range `range`
-/// when known (found after the bit offsets otherwise: the order that keeps a single
-/// bone's decode in registers).
+/// [`animated_in`] of the sub-track of `list` at `place`.
 #[inline(always)]
 fn lane_values<'a, V: Lanes, const C: usize>(
     clip: &Clip<'a>,
@@ -217,7 +267,6 @@ fn lane_values<'a, V: Lanes, const C: usize>(
     alpha: f32,
     list: TrackList,
     place: &Place,
-    range: Option<(V, V)>,
 ) -> (V, V) {
     let [key0, key1] = keys;
     let bytes = clip.bytes;
@@ -234,7 +283,7 @@ fn lane_values<'a, V: Lanes, const C: usize>(
         samples: key.samples,
         bit: key.frame_bit.wrapping_add(offset),
     };
-    let (min, extent) = range.unwrap_or_else(|| lane_range::<V, C>(clip, list, &this));
+    let (min, extent) = lane_range::<V, C>(clip, list, &this);
     let segment = |key: &Key<'_>| ranged.then(|| this.segment::<V, C>(key.segment_ranges.wrapping_add(before << 1)));
     let segment0 = segment(key0);
     let k0 = key(key0, offset0);

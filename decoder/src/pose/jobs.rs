@@ -85,7 +85,7 @@ impl Job for ListedBones<'_, '_, '_> {
 /// The bones of a planned subset.
 pub(crate) struct PlannedBones<'r, 'a, 'o, const N: usize> {
     pub at: At<'r, 'a>,
-    pub subset: &'o Subset<N>,
+    pub subset: &'o mut Subset<N>,
     pub out: &'o mut [Transform],
 }
 

@@ -11,6 +11,10 @@
 //!   default parts already finished (so they cost a copy), and for each animated
 //!   sub-track its index among the animated ones (so no bit set is tested and no rank
 //!   counted per frame). A frame then decodes only the animated sub-tracks asked for.
+//!   The plan also keeps what the keys' segments gave those sub-tracks on the last
+//!   frame (where their bits start in a key frame, their bit rates, their segment
+//!   ranges), so that a frame in the same segments finds none of it again: decoding
+//!   takes the plan `&mut`.
 
 use crate::error::Error;
 use crate::format::clip::Clip;
@@ -31,6 +35,9 @@ pub struct Subset<const N: usize> {
     /// The clip it was built for (its bytes' address and length), so that a plan is
     /// never applied to another clip.
     clip: (usize, usize),
+    /// The segments (by where their bit rates start) that each animated sub-track's
+    /// `found` describes, for key 0 and key 1 (`usize::MAX`: none yet).
+    segments: [usize; 2],
 }
 
 /// One bone of a [`Subset`]: its transform with every part that does not change with
@@ -54,6 +61,11 @@ struct Part {
     /// and the extent of each component.
     min: [u32; 4],
     extent: [u32; 4],
+    /// What the segments of [`Subset::segments`] give it: the bit offset of its quad
+    /// in a key frame, and the quad's rates. Kept from frame to frame while the keys
+    /// stay in a segment, so that the rates before the quad are summed once per
+    /// segment rather than every frame.
+    found: [bone::InSegment; 2],
 }
 
 impl Part {
@@ -67,14 +79,14 @@ impl Part {
             bone::clip_range::<Portable, 3>(clip, list, &place)
         };
         let bits = |v: Portable| v.to_array().map(f32::to_bits);
-        Part { list, place, min: bits(min), extent: bits(extent) }
+        Part { list, place, min: bits(min), extent: bits(extent), found: [bone::InSegment::default(); 2] }
     }
 
-    /// Its values at key 0 and key 1 (`C` components).
+    /// Its values at key 0 and key 1 (`C` components), its `found` up to date.
     #[inline(always)]
     fn values<V: Lanes, const C: usize>(&self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32) -> (V, V) {
-        let (min, extent) = (V::from_bits(self.min), V::from_bits(self.extent));
-        bone::animated_at::<V, C>(clip, keys, alpha, &self.place, min, extent)
+        let range = (V::from_bits(self.min), V::from_bits(self.extent));
+        bone::animated_at::<V, C>(clip, keys, alpha, &self.place, range, &self.found)
     }
 }
 
@@ -96,8 +108,13 @@ impl<const N: usize> Subset<N> {
             }
             previous = Some(b);
             let bone = b as usize;
-            let unused =
-                Part { list: TrackList::Rotation3, place: bone::Place::default(), min: [0; 4], extent: [0; 4] };
+            let unused = Part {
+                list: TrackList::Rotation3,
+                place: bone::Place::default(),
+                min: [0; 4],
+                extent: [0; 4],
+                found: [bone::InSegment::default(); 2],
+            };
             let (mut animated, mut count) = ([unused; 3], 0u8);
             let fixed = match in_place {
                 Some((ib, t)) if ib == bone => t,
@@ -119,7 +136,7 @@ impl<const N: usize> Subset<N> {
             };
             entries.push(Entry { fixed, count, animated }).map_err(|_| Error::SubsetFull { capacity: N as u32 })?;
         }
-        Ok(Subset { entries, clip: identity(clip) })
+        Ok(Subset { entries, clip: identity(clip), segments: [usize::MAX; 2] })
     }
 
     /// Number of bones.
@@ -144,9 +161,18 @@ impl<const N: usize> Subset<N> {
     }
 
     /// Decodes the bones into `out[i]` for the `i`-th bone (checked by
-    /// [`Subset::check`]).
+    /// [`Subset::check`]), first finding what the keys' segments give the animated
+    /// sub-tracks when they are not the segments of the last frame.
     #[inline(always)]
-    pub(crate) fn decode<V: Lanes>(&self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
+    pub(crate) fn decode<V: Lanes>(&mut self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
+        let [key0, key1] = keys;
+        if self.segments[0] != key0.rates {
+            self.find(clip, 0, key0);
+        }
+        // Key 1's segment is read only when it is not key 0's.
+        if alpha != 0.0 && key1.rates != key0.rates && self.segments[1] != key1.rates {
+            self.find(clip, 1, key1);
+        }
         for (entry, t) in self.entries.iter().zip(out.iter_mut()) {
             *t = entry.fixed;
             for part in entry.animated.iter().take(usize::from(entry.count)) {
@@ -166,6 +192,27 @@ impl<const N: usize> Subset<N> {
                     TrackList::Rotation4 => {}
                 }
             }
+        }
+    }
+}
+
+impl<const N: usize> Subset<N> {
+    /// Finds what `key`'s segment gives each animated sub-track, for key `slot`.
+    #[inline(never)]
+    fn find(&mut self, clip: &Clip<'_>, slot: usize, key: &Key<'_>) {
+        for entry in self.entries.iter_mut() {
+            for part in entry.animated.iter_mut().take(usize::from(entry.count)) {
+                if let Some(found) = part.found.get_mut(slot) {
+                    *found = if part.list == TrackList::Rotation4 {
+                        bone::InSegment::of::<4>(clip, key, &part.place)
+                    } else {
+                        bone::InSegment::of::<3>(clip, key, &part.place)
+                    };
+                }
+            }
+        }
+        if let Some(segment) = self.segments.get_mut(slot) {
+            *segment = key.rates;
         }
     }
 }

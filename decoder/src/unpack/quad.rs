@@ -345,13 +345,21 @@ impl Lane<'_> {
     /// `(C + m)·lanes + lane`.
     #[inline(always)]
     pub(crate) fn segment<V: Lanes, const C: usize>(&self, segment_at: usize) -> SegmentRange<V> {
+        let (lo, hi) = self.segment_bytes::<C>(segment_at);
+        SegmentRange::new(V::from_bytes(lo), V::from_bytes(hi))
+    }
+
+    /// The bytes of [`Lane::segment`]: the `lo` of component `m` in bits `8m ..` of
+    /// the first word, the `hi` in the second.
+    #[inline(always)]
+    pub(crate) fn segment_bytes<const C: usize>(&self, segment_at: usize) -> (u32, u32) {
         if self.lanes == 1 {
             // One lane: each group is one byte, the `lo` bytes side by side, then
             // the `hi` bytes.
             let word = |at: usize| rate_word(self.bytes, at, C);
-            return SegmentRange::new(V::from_bytes(word(segment_at)), V::from_bytes(word(segment_at.wrapping_add(C))));
+            return (word(segment_at), word(segment_at.wrapping_add(C)));
         }
-        let (lo, hi) = in_window(self.bytes, segment_at, |w| {
+        in_window(self.bytes, segment_at, |w| {
             // Below 2·4·4 = 32: inside the window (the mask only tells the compiler).
             let byte = |g: usize| {
                 let at = g.wrapping_mul(self.lanes).wrapping_add(self.lane) & (WINDOW - 1);
@@ -359,8 +367,7 @@ impl Lane<'_> {
             };
             let word = |first: usize| (0..C).fold(0u32, |word, m| word | byte(first.wrapping_add(m)) << ((m & 3) << 3));
             (word(0), word(C))
-        });
-        SegmentRange::new(V::from_bytes(lo), V::from_bytes(hi))
+        })
     }
 
     /// The lane's `C` components at `key`, given its segment range bytes there
