@@ -165,11 +165,14 @@ fn sampler_size_is_as_documented() {
     if cfg!(target_pointer_width = "64") {
         assert_eq!(core::mem::size_of::<Clip<'static>>(), CLIP_BYTES);
         assert_eq!(core::mem::size_of::<Sampler<'static>>(), SAMPLER_BYTES);
+        assert_eq!(core::mem::size_of::<ossa_decoder::Subset<16>>(), SUBSET_16_BYTES);
     }
 }
 /// Documented in `Sampler`'s doc comment: keep them in step.
 const CLIP_BYTES: usize = 416;
 const SAMPLER_BYTES: usize = 520;
+/// Documented in `Subset`'s doc comment.
+const SUBSET_16_BYTES: usize = 5_936;
 
 /// The scalar track list golden file decodes bit for bit (every line under Miri
 /// too: the list is small).

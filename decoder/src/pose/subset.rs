@@ -29,6 +29,10 @@ use crate::transform::Transform;
 
 /// The plan for decoding the same bones of one clip every frame (see the module
 /// documentation): at most `N` bones, ascending, which is the order of the output. Lives on the caller's stack or in its structures; allocates nothing.
+///
+/// Size on 64-bit targets: 48 bytes plus 368 per bone of capacity (a `Subset<16>` is
+/// 5,936 bytes; checked by a test), most of it what each animated sub-track keeps
+/// between frames.
 #[derive(Clone, Debug)]
 pub struct Subset<const N: usize> {
     entries: heapless::Vec<Entry, N>,
@@ -62,9 +66,9 @@ struct Part {
     min: [u32; 4],
     extent: [u32; 4],
     /// What the segments of [`Subset::segments`] give it: the bit offset of its quad
-    /// in a key frame, and the quad's rates. Kept from frame to frame while the keys
-    /// stay in a segment, so that the rates before the quad are summed once per
-    /// segment rather than every frame.
+    /// in a key frame, the quad's rates and its segment range bytes. Kept from frame
+    /// to frame while the keys stay in a segment, so that the rates before the quad
+    /// are summed once per segment rather than every frame.
     found: [bone::InSegment; 2],
 }
 
@@ -194,9 +198,7 @@ impl<const N: usize> Subset<N> {
             }
         }
     }
-}
 
-impl<const N: usize> Subset<N> {
     /// Finds what `key`'s segment gives each animated sub-track, for key `slot`.
     #[inline(never)]
     fn find(&mut self, clip: &Clip<'_>, slot: usize, key: &Key<'_>) {
