@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per seek + whole pose (fresh, and kept between calls), and per pose
+# Instructions per seek + whole pose (fresh, and kept between calls with its plan and
+# without), and per pose
 # decoded bone by bone, counted by
 # valgrind (callgrind): deterministic, so two versions compare exactly on a noisy
 # machine. Same protocol as ../shared/tools/acl-reference.sh instructions: forward over
@@ -26,16 +27,18 @@ for clip in "$@"; do
   pose=$(count "$clip" 'decode_loop::whole_poses')
   plain=$(count "$clip" 'decode_loop::whole_poses_without_static_pose')
   kept=$(count "$clip" 'decode_loop::kept_poses')
+  unplanned=$(count "$clip" 'decode_loop::kept_poses_without_plan')
   bone=$(count "$clip" 'decode_loop::bone_poses')
   subset=$(count "$clip" 'decode_loop::subset_poses')
-  python3 - "$clip" "$seek" "$pose" "$kept" "$bone" "$subset" "$plain" "$poses" <<'PY'
+  python3 - "$clip" "$seek" "$pose" "$kept" "$bone" "$subset" "$plain" "$unplanned" "$poses" <<'PY'
 import os, sys
-clip, seek, pose, kept, bone, subset, plain, n = sys.argv[1], *map(int, sys.argv[2:])
+clip, seek, pose, kept, bone, subset, plain, unplanned, n = sys.argv[1], *map(int, sys.argv[2:])
 name = os.path.basename(clip)
 print(f"{name}: {pose / n:.0f} instructions per seek + pose "
       f"(seek {seek / n:.0f}); pose bone by bone (seek + every bone) {bone / n:.0f}; "
       f"seek + 4 bones {subset / n:.0f} ({subset / pose:.2f} of a pose)")
 print(f"{name}: {kept / n:.0f} instructions per seek + kept pose ({kept / pose:.2f} of a pose)")
+print(f"{name}: {unplanned / n:.0f} instructions per seek + kept pose without a plan")
 print(f"{name}: {plain / n:.0f} instructions per seek + pose of the clip without a static pose")
 PY
 done

@@ -1,7 +1,7 @@
 /* Loads an .ossa clip, validates it (checksum included) and samples it through the C
  * ABI: prints the bone count and duration, then every bone's transform as f32 bits
- * (hex) at STEPS + 1 evenly spaced times, whole pose, kept pose, pose with a static pose
- * and bone by bone (they must agree).
+ * (hex) at STEPS + 1 evenly spaced times, whole pose, kept pose (with and without a
+ * plan), pose with a static pose and bone by bone (they must agree).
  * With a streaming database (.ossadb), the clip is opened in it and sampled with the
  * chunks of the tiers FIDELITY asks for resident (highest: both tiers, the default;
  * medium: the medium tier; lowest: none), each chunk read from the file and checked
@@ -127,6 +127,14 @@ int main(int argc, char **argv) {
     OssaTransform *kept_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
     OssaKeptPose kept;
     if (ossa_kept_pose_init(&kept) != OSSA_STATUS_OK) return 1;
+    /* Another, with a plan: what the keys' segment gives each quad of moving
+     * sub-tracks, kept in an array of ours (zeroed; malloc's memory is on a 16-byte
+     * boundary). */
+    size_t quads = ossa_sampler_quad_count(&sampler);
+    OssaQuadPlan *plan = calloc(quads ? quads : 1, sizeof(OssaQuadPlan));
+    OssaTransform *planned_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
+    OssaKeptPose planned;
+    if (ossa_kept_pose_init(&planned) != OSSA_STATUS_OK) return 1;
     /* A copy of the sampler that copies the clip's static parts from an array of
      * ours instead of decoding them (malloc's memory is on a 16-byte boundary). */
     OssaSampler fixed = sampler;
@@ -143,6 +151,8 @@ int main(int argc, char **argv) {
         if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&sampler, pose, bones);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_kept_pose(&sampler, &kept, kept_pose, bones);
         if (status == OSSA_STATUS_OK)
+            status = ossa_sampler_kept_pose_planned(&sampler, &planned, planned_pose, bones, plan, quads);
+        if (status == OSSA_STATUS_OK)
             status = database_path ? ossa_sampler_seek_streamed(&fixed, time, OSSA_ROUNDING_NONE, &residency)
                                    : ossa_sampler_seek(&fixed, time, OSSA_ROUNDING_NONE);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&fixed, fixed_pose, bones);
@@ -150,6 +160,10 @@ int main(int argc, char **argv) {
         for (uint32_t b = 0; b < bones; b++) {
             if (memcmp(&kept_pose[b], &pose[b], value_bytes) != 0) {
                 fprintf(stderr, "sample: %s: bone %u of the kept pose differs from the pose\n", path, b);
+                return 1;
+            }
+            if (memcmp(&planned_pose[b], &pose[b], value_bytes) != 0) {
+                fprintf(stderr, "sample: %s: bone %u of the planned pose differs from the pose\n", path, b);
                 return 1;
             }
             if (memcmp(&fixed_pose[b], &pose[b], value_bytes) != 0) {
@@ -176,6 +190,8 @@ int main(int argc, char **argv) {
     if (ossa_sampler_bone(&sampler, bones, pose) != OSSA_STATUS_BONE_OUT_OF_RANGE) return 1;
     free(pose);
     free(kept_pose);
+    free(planned_pose);
+    free(plan);
     free(fixed_pose);
     free(statics);
     free(slots);

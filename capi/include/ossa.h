@@ -20,7 +20,10 @@
 #define OSSA_RESIDENCY_WORDS 8
 
 // 64-bit words of an `OssaKeptPose`'s storage.
-#define OSSA_KEPT_POSE_WORDS 8
+#define OSSA_KEPT_POSE_WORDS 12
+
+// 64-bit words of an `OssaQuadPlan`.
+#define OSSA_QUAD_PLAN_WORDS 44
 
 // How a seek between two samples picks its weight (format-spec/decoding.md).
 typedef enum OssaRounding {
@@ -173,6 +176,15 @@ typedef struct OssaKeptPose {
   // The remembered state.
   uint64_t storage[OSSA_KEPT_POSE_WORDS];
 } OssaKeptPose;
+
+// Storage for one quad of a kept pose's plan (what the segment the keys lie in gives
+// up to four animated sub-tracks): an array of `ossa_sampler_quad_count` of them,
+// on a 16-byte boundary, is a plan for `ossa_sampler_kept_pose_planned`. Opaque;
+// any (initialised) contents, such as zeros.
+typedef struct OssaQuadPlan {
+  // The plan's bytes.
+  uint64_t storage[OSSA_QUAD_PLAN_WORDS];
+} OssaQuadPlan;
 
 #ifdef __cplusplus
 extern "C" {
@@ -412,6 +424,30 @@ enum OssaStatus ossa_sampler_kept_pose(const struct OssaSampler *sampler,
                                        struct OssaKeptPose *kept,
                                        struct OssaTransform *out,
                                        size_t out_len);
+
+// The number of `OssaQuadPlan`s a plan for the sampler's clip needs (0 for a null
+// or uninitialised sampler).
+//
+// # Safety
+// `sampler` is null or points to an `OssaSampler`.
+size_t ossa_sampler_quad_count(const struct OssaSampler *sampler);
+
+// `ossa_sampler_kept_pose`, keeping in `plan` (`plan_len` entries, on a 16-byte
+// boundary) what the segment the keys lie in gives each quad of animated
+// sub-tracks, so that later calls in the same segment decode only their bits: the
+// same values, for less. `plan` must keep its contents between calls, like `out`.
+// A null `plan`, one not on a 16-byte boundary or shorter than
+// `ossa_sampler_quad_count` entries is not used (the pose is decoded as without).
+//
+// # Safety
+// As `ossa_sampler_kept_pose`; `plan` is null or points to `plan_len` initialised,
+// writable `OssaQuadPlan`s that no other call uses at the same time.
+enum OssaStatus ossa_sampler_kept_pose_planned(const struct OssaSampler *sampler,
+                                               struct OssaKeptPose *kept,
+                                               struct OssaTransform *out,
+                                               size_t out_len,
+                                               struct OssaQuadPlan *plan,
+                                               size_t plan_len);
 
 // Decodes the parts of every bone that do not change with time (defaults and
 // constant sub-tracks) into `storage[0 .. bone_count]` and makes `sampler` copy them

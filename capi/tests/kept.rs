@@ -96,3 +96,52 @@ fn kept_poses_through_the_abi_equal_fresh_ones_across_clips_arrays_and_forgettin
         assert_eq!(ossa_kept_pose_forget(blank), OssaStatus::NotInitialised);
     }
 }
+
+/// Plan storage on a 16-byte boundary, with room to start it one `u64` past it.
+#[repr(C, align(16))]
+struct Plans([ossa_c::kept::OssaQuadPlan; 9]);
+
+#[test]
+fn planned_poses_through_the_abi_equal_fresh_ones_with_any_plan_storage() {
+    use ossa_c::kept::{ossa_sampler_kept_pose_planned, ossa_sampler_quad_count, OssaQuadPlan};
+    let names = ["wave.ossa", "cycle.ossa", "stride.ossa"];
+    let files: Vec<Vec<u8>> = names.iter().map(|n| golden(n)).collect();
+    let words: Vec<_> = files.iter().map(|f| aligned(f)).collect();
+    let mut samplers: Vec<Box<OssaSampler>> = files.iter().zip(&words).map(|(f, w)| init(view(w, f.len()))).collect();
+    let quads: Vec<usize> = samplers.iter().map(|s| unsafe { ossa_sampler_quad_count(&**s) }).collect();
+    assert!(quads.iter().all(|&q| (1..=8).contains(&q)), "quads {quads:?}");
+    // SAFETY: every byte pattern is a plan's (zeros included).
+    let mut plans: Box<Plans> = Box::new(unsafe { std::mem::zeroed() });
+    let mut kept = kept_init();
+    let mut storage = Box::new(Poses([OssaTransform::default(); 17]));
+    let mut expected = [OssaTransform::default(); 16];
+    // The plan on its boundary (used), one u64 past it (not used), one quad short of
+    // the clip's (not used), and none: always the fresh pose's values.
+    for way in 0..4 {
+        for turn in 0..if cfg!(miri) { 4 } else { 12 } {
+            let c = turn % samplers.len();
+            let time = 0.041 * (turn + 1) as f32;
+            let sampler: *mut OssaSampler = &mut *samplers[c];
+            let base: *mut OssaQuadPlan = plans.0.as_mut_ptr();
+            let (plan, len) = match way {
+                // SAFETY: inside `plans`, 8 whole plans from there.
+                1 => (unsafe { base.cast::<u64>().add(1).cast::<OssaQuadPlan>() }, 8),
+                2 => (base, quads[c] - 1),
+                3 => (std::ptr::null_mut(), 0),
+                _ => (base, 8),
+            };
+            // SAFETY: initialised sampler and kept pose; arrays of at least `bones`;
+            // `plan` is null or inside `plans` with `len` plans after it.
+            unsafe {
+                let bones = ossa_sampler_bone_count(sampler) as usize;
+                assert_eq!(ossa_sampler_seek(sampler, time, 0), OssaStatus::Ok);
+                assert_eq!(ossa_sampler_pose(sampler, expected.as_mut_ptr(), bones), OssaStatus::Ok);
+                let out = storage.0.as_mut_ptr();
+                assert_eq!(ossa_sampler_kept_pose_planned(sampler, &mut *kept, out, 16, plan, len), OssaStatus::Ok);
+                for (b, expected) in expected.iter().enumerate().take(bones) {
+                    assert_eq!(&*out.add(b), expected, "{} way {way} turn {turn} bone {b}", names[c]);
+                }
+            }
+        }
+    }
+}

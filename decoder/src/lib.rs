@@ -31,7 +31,8 @@
 //! - `unpack`: stored bits and integers to numbers ([`quantization`] gives the encoder
 //!   the same arithmetic one value at a time, on the scalar backend);
 //! - `pose`: finishing values (rotations, interpolation: [`interpolation`]) and
-//!   writing them — a whole pose, a [`KeptPose`], one bone, a [`Subset`];
+//!   writing them — a whole pose, a [`KeptPose`] (and its plan, [`QuadPlan`]), one
+//!   bone, a [`Subset`];
 //! - `sampler`: the public entry, [`Sampler`]; `root_motion` on top of it;
 //! - `scalar`: scalar track lists ([`ScalarClip`], [`ScalarSampler`]).
 #![no_std]
@@ -77,6 +78,7 @@ pub use format::shared_pose::SharedPose;
 pub use glam;
 pub use pose::interpolation;
 pub use pose::kept::{KeptPose, KeptState};
+pub use pose::kept_plan::QuadPlan;
 pub use pose::subset::Subset;
 pub use root_motion::Displacement;
 pub use sampler::Sampler;

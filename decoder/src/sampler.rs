@@ -9,8 +9,9 @@
 
 use crate::error::Error;
 use crate::format::clip::Clip;
-use crate::pose::jobs::{At, KeptPart, ListedBones, OneBone, PlannedBones, WholePose};
-use crate::pose::kept::KeptPose;
+use crate::pose::jobs::{At, KeptPart, ListedBones, OneBone, PlanSegment, PlannedBones, WholePose};
+use crate::pose::kept::{KeptPose, Plan};
+use crate::pose::kept_plan::QuadPlan;
 use crate::pose::subset::{self, Subset};
 use crate::seek::keys::{kept_keys, locate, Key};
 use crate::seek::position::blend;
@@ -231,8 +232,9 @@ impl<'a> Sampler<'a> {
     #[inline]
     pub fn decompress_kept_pose(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
         self.check_output_len(pose.len())?;
-        let (out, filled) = pose.for_clip(&self.clip);
-        self.native_kept(out, filled);
+        let (out, filled, plan) = pose.for_clip(&self.clip);
+        let plan = self.planned(self.backend, plan);
+        self.native_kept(out, filled, plan);
         self.put_in_place(out);
         Ok(())
     }
@@ -240,16 +242,37 @@ impl<'a> Sampler<'a> {
     /// The kept pose on the sampler's backend: the static parts when `filled` is
     /// false, then the animated ones.
     #[inline(never)]
-    fn native_kept(&self, out: &mut [Transform], filled: bool) {
-        simd::run(self.backend, KeptPart { at: self.at(), out, filled });
+    fn native_kept(&self, out: &mut [Transform], filled: bool, plan: Option<&[QuadPlan]>) {
+        simd::run(self.backend, KeptPart { at: self.at(), out, filled, plan });
+    }
+
+    /// A kept pose's plan for the keys, when it has one: made (on `backend`) for key
+    /// 0's segment if it holds another, and used while both keys lie in it (or key 1
+    /// weighs nothing). `None` without storage for one (or too little), or with keys
+    /// in two segments.
+    #[inline]
+    fn planned<'p>(&self, backend: Backend, plan: Plan<'p>) -> Option<&'p [QuadPlan]> {
+        let [key0, key1] = &self.keys;
+        if (self.alpha != 0.0 && key0.rates != key1.rates) || plan.quads.len() < self.clip.quad_count() {
+            return None;
+        }
+        if *plan.segment != Some(key0.rates) {
+            // A plan made for another segment of this clip holds its clip ranges
+            // and bones already.
+            let segment_only = plan.segment.is_some();
+            simd::run(backend, PlanSegment { clip: &self.clip, key: key0, segment_only, quads: &mut *plan.quads });
+            *plan.segment = Some(key0.rates);
+        }
+        Some(plan.quads)
     }
 
     /// [`Sampler::decompress_kept_pose`] on the portable scalar backend.
     #[doc(hidden)]
     pub fn decompress_kept_pose_scalar(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
         self.check_output_len(pose.len())?;
-        let (out, filled) = pose.for_clip(&self.clip);
-        simd::run(Backend::Portable, KeptPart { at: self.at(), out, filled });
+        let (out, filled, plan) = pose.for_clip(&self.clip);
+        let plan = self.planned(Backend::Portable, plan);
+        simd::run(Backend::Portable, KeptPart { at: self.at(), out, filled, plan });
         self.put_in_place(out);
         Ok(())
     }

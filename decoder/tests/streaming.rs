@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::sync::{Barrier, RwLock};
 
-use ossa_decoder::{Binding, Clip, Database, KeptPose, Residency, Rounding, Sampler, Slot, Tier, Transform};
+use ossa_decoder::{Binding, Clip, Database, KeptPose, QuadPlan, Residency, Rounding, Sampler, Slot, Tier, Transform};
 
 #[repr(C, align(16))]
 #[derive(Clone)]
@@ -128,9 +128,13 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
             scope.spawn(move || {
                 let mut rng = Rng(0x9e37_79b9 + id as u64);
                 // Kept poses live across frames and residency changes: one per clip,
-                // and one every clip decodes into in turn (rewritten when it switches).
+                // and one every clip decodes into in turn (rewritten when it switches),
+                // also with a plan (made again when it switches).
                 let most = clips.iter().map(|c| c.bone_count() as usize).max().unwrap_or(0);
-                let mut storage: Vec<Vec<Transform>> = vec![vec![Transform::IDENTITY; most]; clips.len() + 1];
+                let mut storage: Vec<Vec<Transform>> = vec![vec![Transform::IDENTITY; most]; clips.len() + 2];
+                let (planned, storage) = storage.split_last_mut().unwrap();
+                let mut plan = vec![QuadPlan::EMPTY; clips.iter().map(Clip::quad_count).max().unwrap_or(0)];
+                let mut planned = KeptPose::with_plan(planned, &mut plan);
                 let (shared, own) = storage.split_last_mut().unwrap();
                 let mut shared = KeptPose::new(shared);
                 let mut own: Vec<KeptPose<'_>> = own.iter_mut().map(|s| KeptPose::new(s)).collect();
@@ -166,7 +170,7 @@ fn streaming_in_and_out_between_frames_while_threads_sample() {
                             fail("fresh pose with a static pose");
                         }
                         let n = pose.len();
-                        for kept in [&mut own[c], &mut shared] {
+                        for kept in [&mut own[c], &mut shared, &mut planned] {
                             sampler.decompress_kept_pose(kept).unwrap();
                             if &bits(&kept.transforms()[..n]) != expect(&r, c, k) {
                                 fail("kept pose");

@@ -5,7 +5,8 @@
 //! whole poses (seek + `decompress_pose`) of the clip with its static pose attached
 //! (`Clip::with_static_pose`, as README advises), POSES whole poses of the clip
 //! without (its constants decoded in every pose), POSES kept poses (seek +
-//! `decompress_kept_pose` into one pose kept throughout), POSES poses decoded bone by bone (seek +
+//! `decompress_kept_pose` into one pose kept throughout, with its plan), POSES kept
+//! poses without a plan, POSES poses decoded bone by bone (seek +
 //! `decompress_bone` for every bone), then POSES partial poses of four bones (seek +
 //! `decompress_subset`). Each loop is its own function so that a profiler
 //! counts it alone (compressing the clip also decodes it, to measure the error).
@@ -13,7 +14,7 @@
 
 use std::hint::black_box;
 
-use ossa_decoder::{Clip, Error, KeptPose, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, Error, KeptPose, QuadPlan, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::formats::acl_text;
 use ossa_encoder::{compress, Settings};
 
@@ -37,6 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     whole_poses(&mut sampler, &mut pose, poses)?;
     whole_poses_without_static_pose(&mut Sampler::new(plain), &mut pose, poses)?;
     kept_poses(&mut sampler, &mut pose, poses)?;
+    kept_poses_without_plan(&mut sampler, &mut pose, poses)?;
     bone_poses(&mut sampler, poses)?;
     // Four bones spread over the skeleton (the second, usually the one that moves
     // the body, a third and two thirds of the way, and the last).
@@ -90,9 +92,21 @@ fn pose_loop(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Res
 }
 
 #[inline(never)]
-fn kept_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
+fn kept_poses_without_plan(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
     let clip = *sampler.clip();
     let mut kept = KeptPose::new(pose);
+    for i in 0..poses {
+        sampler.seek(time(&clip, i), Rounding::None);
+        sampler.decompress_kept_pose(black_box(&mut kept))?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn kept_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Result<(), Error> {
+    let clip = *sampler.clip();
+    let mut plan = vec![QuadPlan::EMPTY; clip.quad_count()];
+    let mut kept = KeptPose::with_plan(pose, &mut plan);
     for i in 0..poses {
         sampler.seek(time(&clip, i), Rounding::None);
         sampler.decompress_kept_pose(black_box(&mut kept))?;

@@ -1,5 +1,5 @@
 //! Arbitrary bytes → `Clip::from_bytes` → when valid, sample at times, rounding
-//! modes and bone indices taken from the input (fresh and kept poses, compared with
+//! modes and bone indices taken from the input (fresh and kept poses, with a plan and without, compared with
 //! the scalar backend), and query root motion. A clip that
 //! needs a shared pose is given one made of the control bytes' values. Must never
 //! crash.
@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ossa_decoder::{Clip, KeptPose, Rounding, Sampler, ScalarClip, ScalarSampler, Subset, Transform};
+use ossa_decoder::{Clip, KeptPose, QuadPlan, Rounding, Sampler, ScalarClip, ScalarSampler, Subset, Transform};
 
 /// 16-byte aligned storage for the input, as the decoder requires.
 #[repr(C, align(16))]
@@ -71,6 +71,11 @@ fuzz_target!(|data: &[u8]| {
     // sub-tracks are written, and it must still be the fresh pose.
     let mut kept_storage = [Transform::IDENTITY; 64];
     let mut kept = KeptPose::new(&mut kept_storage);
+    // Also with a plan (when the clip's quads fit in the storage), made for each
+    // segment the times fall in.
+    let mut planned_storage = [Transform::IDENTITY; 64];
+    let mut plan = [QuadPlan::EMPTY; 48];
+    let mut planned = KeptPose::with_plan(&mut planned_storage, &mut plan);
     // The clip with its static pose attached: copied static parts, the same bits.
     let mut statics = [Transform::IDENTITY; 64];
     let mut fixed = clip.with_static_pose(&mut statics).ok().map(Sampler::new);
@@ -95,6 +100,10 @@ fuzz_target!(|data: &[u8]| {
             sampler.decompress_kept_pose(&mut kept).expect("the fresh pose fitted");
             for (a, b) in kept.transforms().iter().zip(&scalar).take(clip.bone_count() as usize) {
                 assert_eq!(bits(a), bits(b), "the kept pose differs from the fresh one");
+            }
+            sampler.decompress_kept_pose(&mut planned).expect("the fresh pose fitted");
+            for (a, b) in planned.transforms().iter().zip(&scalar).take(clip.bone_count() as usize) {
+                assert_eq!(bits(a), bits(b), "the planned pose differs from the fresh one");
             }
             if let Some(fixed) = &mut fixed {
                 fixed.seek(t, rounding);

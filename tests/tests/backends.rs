@@ -8,7 +8,7 @@
 mod common;
 
 use common::Rng;
-use ossa_decoder::{Clip, KeptPose, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, KeptPose, QuadPlan, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::{compress, AlignedBytes, Bone, BoneTrack, RawClip, RawTransform, Settings};
 
 fn bits(t: &Transform) -> [u32; 10] {
@@ -71,8 +71,13 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
     let (mut native, mut scalar) = (vec![Transform::IDENTITY; bones], vec![Transform::IDENTITY; bones]);
     // Kept poses live across every seek below: after the first call they write only
     // the animated sub-tracks, and must still hold the whole pose.
+    // Each also with a plan, kept across the segments the times go through.
     let mut kept_storage = vec![vec![Transform::IDENTITY; bones]; samplers.len() + 1];
     let mut kept: Vec<KeptPose<'_>> = kept_storage.iter_mut().map(|s| KeptPose::new(s)).collect();
+    let mut planned_storage = vec![vec![Transform::IDENTITY; bones]; samplers.len() + 1];
+    let mut plans = vec![vec![QuadPlan::EMPTY; clip.quad_count()]; samplers.len() + 1];
+    let mut planned: Vec<KeptPose<'_>> =
+        planned_storage.iter_mut().zip(&mut plans).map(|(s, p)| KeptPose::with_plan(s, p)).collect();
     let mut compared = 0;
     for k in 0..=steps {
         // Times past both ends too: clamping is part of the contract.
@@ -81,23 +86,31 @@ fn check_clip(name: &str, clip: Clip<'_>, steps: u32) -> usize {
             reference.seek(time, rounding);
             reference.decompress_pose_scalar(&mut scalar).unwrap();
             let (kept_scalar, kept_simd) = kept.split_last_mut().unwrap();
+            let (planned_scalar, planned_simd) = planned.split_last_mut().unwrap();
             reference.decompress_kept_pose_scalar(kept_scalar).unwrap();
+            reference.decompress_kept_pose_scalar(planned_scalar).unwrap();
             for (bone, value) in scalar.iter().enumerate() {
                 let expected = bits(value);
                 let kept = bits(&kept_scalar.transforms()[bone]);
                 assert_eq!(kept, expected, "{name} t={time} {rounding:?} bone {bone} (scalar kept pose)");
+                let planned = bits(&planned_scalar.transforms()[bone]);
+                assert_eq!(planned, expected, "{name} t={time} {rounding:?} bone {bone} (scalar planned pose)");
                 let single = reference.decompress_bone_scalar(bone as u32).unwrap();
                 assert_eq!(bits(&single), expected, "{name} t={time} {rounding:?} bone {bone} (scalar bone)");
             }
-            for ((backend, sampler), kept) in labels.iter().zip(&mut samplers).zip(kept_simd) {
+            for (((backend, sampler), kept), planned) in
+                labels.iter().zip(&mut samplers).zip(kept_simd).zip(planned_simd)
+            {
                 sampler.seek(time, rounding);
                 sampler.decompress_pose(&mut native).unwrap();
                 sampler.decompress_kept_pose(kept).unwrap();
+                sampler.decompress_kept_pose(planned).unwrap();
                 for bone in 0..bones {
                     let expected = bits(&scalar[bone]);
                     let at = format!("{name} t={time} {rounding:?} bone {bone} on {backend}");
                     assert_eq!(bits(&native[bone]), expected, "{at} (pose)");
                     assert_eq!(bits(&kept.transforms()[bone]), expected, "{at} (kept pose)");
+                    assert_eq!(bits(&planned.transforms()[bone]), expected, "{at} (planned pose)");
                     let single = sampler.decompress_bone(bone as u32).unwrap();
                     assert_eq!(bits(&single), expected, "{at} (bone)");
                     compared += 30;

@@ -86,10 +86,11 @@ fn validation_and_sampling_allocate_nothing() {
 }
 
 /// The playback features allocate nothing either: root motion across loops, in-place
-/// poses, partial decoding plans, additive application and scalar track lists.
+/// poses, partial decoding plans, kept poses with their plans, additive application
+/// and scalar track lists.
 #[test]
 fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
-    use ossa_decoder::{ScalarClip, ScalarSampler, Subset};
+    use ossa_decoder::{KeptPose, QuadPlan, ScalarClip, ScalarSampler, Subset};
     let raw = common::load(&common::repo_root().join("examples/stride.acl.sjson"));
     let settings = Settings { root_motion_bone: Some("hips".into()), extract_root_motion: true, ..Settings::default() };
     let stride = compress(&raw, &settings).unwrap().bytes;
@@ -97,10 +98,14 @@ fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
     let list = ossa_encoder::formats::acl_text::read_track_list(&text, "weights").unwrap();
     let weights = ossa_encoder::compress::scalar::compress_tracks(&list, &Default::default()).unwrap().bytes;
     let mut pose = vec![Transform::IDENTITY; raw.bones.len()];
+    let mut kept = vec![Transform::IDENTITY; raw.bones.len()];
+    let mut plan = [QuadPlan::EMPTY; 32];
     let mut floats = [0.0f32; 64];
     let n = allocations(|| {
         let clip = Clip::from_bytes(&stride).unwrap();
         let mut subset = Subset::<8>::new(&clip, &[0, 1, 3]).unwrap();
+        assert!(clip.quad_count() <= plan.len());
+        let mut kept = KeptPose::with_plan(&mut kept, &mut plan);
         let mut sampler = Sampler::new(clip);
         let mut part = [Transform::IDENTITY; 3];
         for k in 0..=50 {
@@ -109,6 +114,7 @@ fn root_motion_subsets_additive_and_track_lists_allocate_nothing() {
             sampler.decompress_pose(&mut pose).unwrap();
             sampler.decompress_subset(&mut subset, &mut part).unwrap();
             sampler.decompress_bones(&[2, 0], &mut part).unwrap();
+            sampler.decompress_kept_pose(&mut kept).unwrap();
             std::hint::black_box(clip.root_motion(t * 0.5, t, k % 5 - 2));
             std::hint::black_box(clip.root_transform(t));
             std::hint::black_box(ossa_decoder::Additive::Additive1.apply(&pose[0], &pose[1]));

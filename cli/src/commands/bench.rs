@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use ossa_decoder::{Clip, Database, KeptPose, Rounding, Sampler, Subset, Transform};
+use ossa_decoder::{Clip, Database, KeptPose, QuadPlan, Rounding, Sampler, Subset, Transform};
 use ossa_encoder::message::path as shown;
 use ossa_encoder::AlignedBytes;
 use serde_json::json;
@@ -84,11 +84,20 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
         let _ = sampler.decompress_pose(black_box(&mut pose));
     });
     // A pose kept between calls (one per copy of the clip, as an engine keeps one per
-    // playing clip): after the first call only the animated sub-tracks are written.
+    // playing clip), with its plan (README, Decoding): after the first call only the
+    // animated sub-tracks are written, and within a segment only their bits read.
     let mut kept_storage = vec![vec![Transform::IDENTITY; bones as usize]; copies];
-    let mut kept: Vec<KeptPose<'_>> = kept_storage.iter_mut().map(|s| KeptPose::new(s)).collect();
+    let mut plans = vec![vec![QuadPlan::EMPTY; clip.quad_count()]; copies];
+    let mut kept: Vec<KeptPose<'_>> =
+        kept_storage.iter_mut().zip(&mut plans).map(|(s, p)| KeptPose::with_plan(s, p)).collect();
     let (kept_median, kept_min) = stats(&mut samplers, &times, |i, sampler| {
         let _ = sampler.decompress_kept_pose(black_box(&mut kept[i]));
+    });
+    // The same without a plan.
+    let mut unplanned_storage = vec![vec![Transform::IDENTITY; bones as usize]; copies];
+    let mut unplanned: Vec<KeptPose<'_>> = unplanned_storage.iter_mut().map(|s| KeptPose::new(s)).collect();
+    let (unplanned_median, unplanned_min) = stats(&mut samplers, &times, |i, sampler| {
+        let _ = sampler.decompress_kept_pose(black_box(&mut unplanned[i]));
     });
     let (bone_median, bone_min) = stats(&mut samplers, &times, |_, sampler| {
         for bone in 0..bones {
@@ -124,6 +133,8 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
             "pose_without_static_pose_ns_min": plain_min,
             "kept_pose_ns_median": kept_median,
             "kept_pose_ns_min": kept_min,
+            "kept_pose_without_plan_ns_median": unplanned_median,
+            "kept_pose_without_plan_ns_min": unplanned_min,
             "bone_pose_ns_median": bone_median,
             "bone_pose_ns_min": bone_min,
             "subset_bones": subset_bones,
@@ -144,6 +155,10 @@ pub fn run(input: &Path, json: bool, cold: bool, database: Option<&Path>, limit:
     say(format!(
         "  seek + decompress_kept_pose          median {kept_median:>9.1} ns, min {kept_min:>9.1} ns ({:.2} of a pose)",
         kept_median / pose_median
+    ))?;
+    say(format!(
+        "    without a plan                     median {unplanned_median:>9.1} ns, min {unplanned_min:>9.1} ns ({:.2} of a pose)",
+        unplanned_median / pose_median
     ))?;
     say(format!("  seek + decompress_bone × {bones:<5}       median {bone_median:>9.1} ns, min {bone_min:>9.1} ns"))?;
     say(format!(

@@ -298,10 +298,11 @@ fn bench_reports_its_fields_warm_and_cold_and_refuses_what_is_not_a_clip() {
         assert!(v["bone_pose_ns_median"].as_f64().unwrap() > 0.0, "{v}");
         let (median, min) = (v["kept_pose_ns_median"].as_f64().unwrap(), v["kept_pose_ns_min"].as_f64().unwrap());
         assert!(min > 0.0 && min <= median, "{v}");
-        let without = "pose_without_static_pose_ns";
-        let (median, min) =
-            (v[format!("{without}_median")].as_f64().unwrap(), v[format!("{without}_min")].as_f64().unwrap());
-        assert!(min > 0.0 && min <= median, "{v}");
+        for without in ["pose_without_static_pose_ns", "kept_pose_without_plan_ns"] {
+            let (median, min) =
+                (v[format!("{without}_median")].as_f64().unwrap(), v[format!("{without}_min")].as_f64().unwrap());
+            assert!(min > 0.0 && min <= median, "{v}");
+        }
     }
     let o = ossa(&["bench", s(&example())]);
     assert!(!o.status.success());

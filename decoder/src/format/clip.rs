@@ -522,6 +522,13 @@ impl<'a> Clip<'a> {
     pub fn bone_count(&self) -> u32 {
         self.bone_count
     }
+
+    /// How many [`crate::QuadPlan`]s a kept pose's plan needs for this clip
+    /// ([`crate::KeptPose::with_plan`]): its animated sub-tracks in groups of four,
+    /// list by list.
+    pub fn quad_count(&self) -> usize {
+        crate::pose::kept_plan::quad_count(self)
+    }
     /// Number of stored samples (key frames). A clamped clip stores every sample of
     /// its source; a wrapping one all but the last, which repeated the first.
     pub fn sample_count(&self) -> u32 {

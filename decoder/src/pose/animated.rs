@@ -231,7 +231,7 @@ fn decode<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
 
 /// Where a quad's bits start in a key frame's `samples`: at bit `bit`.
 #[inline(always)]
-fn quad_bits<'a>(samples: &'a [u8], bit: u64, spare: &'a mut Option<Window>) -> QuadBits<'a> {
+pub(crate) fn quad_bits<'a>(samples: &'a [u8], bit: u64, spare: &'a mut Option<Window>) -> QuadBits<'a> {
     QuadBits { samples, bit, window: window(samples, usize::try_from(bit >> 3).unwrap_or(usize::MAX), spare) }
 }
 
@@ -249,7 +249,7 @@ fn segment_window<'a, const RANGED: bool>(bytes: &'a [u8], at: usize, spare: &'a
 /// Finishes a quad's values (one vector per component at each key) and stores lane
 /// `j` in the `j`-th next bone of `bones`, for the first `lanes`.
 #[inline(always)]
-fn store<V: Lanes, const L: usize, const C: usize>(
+pub(crate) fn store<V: Lanes, const L: usize, const C: usize>(
     k0: [V; 4],
     k1: [V; 4],
     alpha: f32,

@@ -2,6 +2,7 @@
 //! `simd::run` runs it on the backend the sampler chose.
 
 use crate::format::clip::Clip;
+use crate::pose::kept_plan::{animated_planned, build, QuadPlan};
 use crate::pose::subset::{self, Subset};
 use crate::pose::{animated, bone, whole};
 use crate::seek::Key;
@@ -33,10 +34,13 @@ impl Job for WholePose<'_, '_, '_> {
 
 /// A kept pose: the static parts when they are not there yet (`filled` false), then
 /// the animated ones.
+/// With a plan (made for the segment both keys lie in, or key 0's when key 1 weighs
+/// nothing), the animated parts come from it.
 pub(crate) struct KeptPart<'r, 'a, 'o> {
     pub at: At<'r, 'a>,
     pub out: &'o mut [Transform],
     pub filled: bool,
+    pub plan: Option<&'o [QuadPlan]>,
 }
 
 impl Job for KeptPart<'_, '_, '_> {
@@ -47,7 +51,27 @@ impl Job for KeptPart<'_, '_, '_> {
         if !self.filled {
             whole::statics::<V>(clip, self.out);
         }
-        animated::animated_part::<V>(clip, keys, alpha, self.out);
+        match self.plan {
+            Some(plan) => animated_planned::<V>(clip, keys, alpha, plan, self.out),
+            None => animated::animated_part::<V>(clip, keys, alpha, self.out),
+        }
+    }
+}
+
+/// A kept pose's plan, made for `key`'s segment.
+pub(crate) struct PlanSegment<'r, 'a, 'o> {
+    pub clip: &'r Clip<'a>,
+    pub key: &'r Key<'a>,
+    /// The plan already holds what the clip gives each quad.
+    pub segment_only: bool,
+    pub quads: &'o mut [QuadPlan],
+}
+
+impl Job for PlanSegment<'_, '_, '_> {
+    type Output = ();
+    #[inline(always)]
+    fn run<V: Lanes>(self) {
+        build::<V>(self.clip, self.key, self.segment_only, self.quads);
     }
 }
 

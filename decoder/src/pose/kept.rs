@@ -9,6 +9,7 @@
 //! animated sub-tracks alone, and the cost of a pose follows its animated part.
 
 use crate::format::clip::Clip;
+use crate::pose::kept_plan::QuadPlan;
 use crate::transform::Transform;
 
 /// What a kept pose's static parts were written from: the clip's bytes (where they
@@ -67,36 +68,75 @@ impl FilledFrom {
 #[derive(Debug)]
 pub struct KeptPose<'p> {
     transforms: &'p mut [Transform],
-    filled: KeptState,
+    state: KeptState,
+    /// Storage for the plan of the segment the keys lie in (empty: no plan).
+    plan: &'p mut [QuadPlan],
 }
 
 /// What a [`KeptPose`] remembers between calls: which clip's static parts its
-/// transforms hold, if any. Kept apart from the transforms only where a pose cannot
-/// live as one value between calls (a C caller's storage, `ossa_kept_pose`): the
-/// state is only true of the transforms it was taken with
-/// ([`KeptPose::into_parts`]) as the decode left them.
+/// transforms hold, if any, and which segment of that clip its plan holds. Kept apart
+/// from the transforms only where a pose cannot live as one value between calls (a C
+/// caller's storage, `ossa_kept_pose`): the state is only true of the transforms
+/// (and plan) it was taken with ([`KeptPose::into_parts`]) as the decode left them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KeptState(Option<FilledFrom>);
+pub struct KeptState {
+    filled: Option<FilledFrom>,
+    /// The segment (where its bit rates start) the plan holds, for the clip `filled`
+    /// names.
+    planned: Option<usize>,
+}
+
+/// A kept pose's plan, as a decode uses it: the storage and the segment it holds.
+pub(crate) struct Plan<'a> {
+    pub quads: &'a mut [QuadPlan],
+    pub segment: &'a mut Option<usize>,
+}
+
+impl KeptState {
+    /// Whether `self` and `other` remember the same clip's static parts (whatever
+    /// they remember of a plan): a decode that left the state so did not write them.
+    pub fn same_static_parts(&self, other: &KeptState) -> bool {
+        self.filled == other.filled
+    }
+}
 
 impl<'p> KeptPose<'p> {
     /// A kept pose over `transforms` (at least as many as the clips decoded into it
     /// have bones), filled by no clip yet.
     pub fn new(transforms: &'p mut [Transform]) -> Self {
-        KeptPose { transforms, filled: KeptState(None) }
+        KeptPose { transforms, state: KeptState::default(), plan: &mut [] }
+    }
+
+    /// A kept pose over `transforms` that also keeps, in `plan`, what the segment
+    /// its keys lie in gives each quad of animated sub-tracks (bit rates, ranges,
+    /// bones), so that a frame in the same segment decodes only their bits. `plan`
+    /// needs [`Clip::quad_count`] entries for a clip (any contents: it is filled when
+    /// needed); with fewer, the pose decodes as [`KeptPose::new`]'s does. Either way,
+    /// the same values.
+    pub fn with_plan(transforms: &'p mut [Transform], plan: &'p mut [QuadPlan]) -> Self {
+        KeptPose { transforms, state: KeptState::default(), plan }
     }
 
     /// A kept pose over `transforms` that remembers `state`, the state
     /// [`KeptPose::into_parts`] gave with these same transforms, unchanged since.
     /// (Another state, or changed transforms, leave values of another clip or time in
-    /// the pose; memory stays safe either way.)
+    /// the pose; memory stays safe either way.) Without a plan: what the state
+    /// remembers of one is dropped.
     pub fn from_parts(transforms: &'p mut [Transform], state: KeptState) -> Self {
-        KeptPose { transforms, filled: state }
+        KeptPose { transforms, state: KeptState { planned: None, ..state }, plan: &mut [] }
     }
 
-    /// The transforms and what the pose remembers of them, to keep apart until
-    /// [`KeptPose::from_parts`] puts them together again.
+    /// [`KeptPose::from_parts`] with the plan storage the state was taken with
+    /// ([`KeptPose::with_plan`]), unchanged since.
+    pub fn from_parts_with_plan(transforms: &'p mut [Transform], plan: &'p mut [QuadPlan], state: KeptState) -> Self {
+        KeptPose { transforms, state, plan }
+    }
+
+    /// The transforms and what the pose remembers of them (and of its plan), to keep
+    /// apart until [`KeptPose::from_parts`] (or [`KeptPose::from_parts_with_plan`])
+    /// puts them together again.
     pub fn into_parts(self) -> (&'p mut [Transform], KeptState) {
-        (self.transforms, self.filled)
+        (self.transforms, self.state)
     }
 
     /// The transforms, as the last decode left them.
@@ -107,23 +147,25 @@ impl<'p> KeptPose<'p> {
     /// The transforms, to change: the kept pose forgets which clip filled it, and
     /// the next decode writes every bone.
     pub fn transforms_mut(&mut self) -> &mut [Transform] {
-        self.filled = KeptState(None);
+        self.state = KeptState::default();
         self.transforms
     }
 
     /// Forgets which clip filled the pose: the next decode writes every bone.
     pub fn forget(&mut self) {
-        self.filled = KeptState(None);
+        self.state = KeptState::default();
     }
 
     /// The transforms to decode `clip` into, and whether its static parts are
     /// already there. Marks the pose as filled by `clip` (the caller then writes
     /// them when they were not).
-    pub(crate) fn for_clip(&mut self, clip: &Clip<'_>) -> (&mut [Transform], bool) {
+    pub(crate) fn for_clip(&mut self, clip: &Clip<'_>) -> (&mut [Transform], bool, Plan<'_>) {
         let from = FilledFrom::of(clip);
-        let filled = self.filled.0 == Some(from);
-        self.filled = KeptState(Some(from));
-        (self.transforms, filled)
+        let filled = self.state.filled == Some(from);
+        if !filled {
+            self.state = KeptState { filled: Some(from), planned: None };
+        }
+        (self.transforms, filled, Plan { quads: self.plan, segment: &mut self.state.planned })
     }
 
     /// The slice, for the length check before decoding.

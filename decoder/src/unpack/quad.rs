@@ -11,7 +11,7 @@ use crate::simd::Lanes;
 use crate::unpack::values::{dequantize, flat, SegmentRange, RECIPROCALS};
 
 /// The bits one 8-byte load guarantees from any bit position.
-const ONE_LOAD_BITS: u32 = 57;
+pub(crate) const ONE_LOAD_BITS: u32 = 57;
 
 /// The bytes a quad's clip ranges or segment range bytes are read from: the 64 at
 /// their start (more than either holds), taken with one bounds check so that the
@@ -72,7 +72,7 @@ impl Groups<'_> {
     /// Group `g` of 16-bit values (clip ranges), lane `j` in bits `16j ..` (lanes
     /// past the quad's last zero).
     #[inline(always)]
-    fn halves(&self, g: usize) -> u64 {
+    pub(crate) fn halves(&self, g: usize) -> u64 {
         let live = u64::MAX >> (QUAD_LANES.wrapping_sub(self.lanes).wrapping_mul(16) & 63);
         // At most 2·7·4 = 56: inside the window by construction.
         let at = (g.wrapping_mul(self.lanes) << 1).min(WINDOW - 8);
@@ -82,7 +82,7 @@ impl Groups<'_> {
     /// Group `g` of bytes (segment range bytes), lane `j` in bits `8j ..` (lanes
     /// past the quad's last zero).
     #[inline(always)]
-    fn bytes(&self, g: usize) -> u32 {
+    pub(crate) fn bytes(&self, g: usize) -> u32 {
         let live = u32::MAX >> (QUAD_LANES.wrapping_sub(self.lanes).wrapping_mul(8) & 31);
         let at = g.wrapping_mul(self.lanes).min(WINDOW - 4);
         self.window.get(at..).and_then(<[u8]>::first_chunk::<4>).map_or(0, |b| u32::from_le_bytes(*b) & live)
@@ -157,6 +157,32 @@ impl<V: Lanes> QuadRates<V> {
         QuadRates { places: V::places(place_bytes), place_bytes, masks, width, scale, special, flat, raw }
     }
 
+    /// The rates a kept pose's plan keeps ([`crate::pose::kept_plan`]): each lane's
+    /// place in a component's run (one byte per lane), the run's width, each lane's
+    /// field mask and scale. Without rate-0 or raw lanes to replace: the plan has
+    /// already folded those in.
+    #[inline(always)]
+    pub(crate) fn planned(place_bytes: u32, width: u32, masks: V, scale: V) -> Self {
+        let zero = V::splat(0.0);
+        QuadRates {
+            places: V::places(place_bytes),
+            place_bytes,
+            masks,
+            width,
+            scale,
+            special: false,
+            flat: zero,
+            raw: zero,
+        }
+    }
+
+    /// What [`QuadRates::planned`] takes back, and the lanes of rate 0 and of rate 32
+    /// (all ones where they are; zero everywhere unless [`QuadRates::special`]).
+    #[inline(always)]
+    pub(crate) fn plan_parts(&self) -> (u32, V, V, V, V) {
+        (self.place_bytes, self.masks, self.scale, self.flat, self.raw)
+    }
+
     /// The stored integers of the four lanes of the component whose bits start
     /// `offset` bits past the quad's first in `bits`, as bit patterns (raw lanes: the
     /// `f32` bits; rate-0 lanes and lanes past the quad's last: 0). One 8-byte load
@@ -166,20 +192,8 @@ impl<V: Lanes> QuadRates<V> {
         if self.width <= ONE_LOAD_BITS {
             V::fields(bits.near(offset), self.places, self.masks)
         } else {
-            self.integers_apart(bits.samples, bits.bit.wrapping_add(offset))
+            integers_apart(self.place_bytes, self.masks, bits.samples, bits.bit.wrapping_add(offset))
         }
-    }
-
-    /// [`QuadRates::integers`] of a component whose bits do not fit in one load: a
-    /// load per lane (rates above 14 in every lane, or raw lanes).
-    #[inline(never)]
-    fn integers_apart(&self, samples: &[u8], start: u64) -> V {
-        let masks = self.masks.to_array().map(f32::to_bits);
-        let places = self.place_bytes.to_le_bytes();
-        V::from_bits(core::array::from_fn(|j| {
-            let place = places.get(j).copied().map_or(0, u64::from);
-            bits_from(samples, start.wrapping_add(place)) as u32 & masks.get(j).copied().unwrap_or(0)
-        }))
     }
 
     /// The values of the four lanes of the component whose bits start `offset` bits
@@ -207,6 +221,20 @@ impl<V: Lanes> QuadRates<V> {
     }
 }
 
+/// [`QuadRates::integers`] of a component whose bits do not fit in one load, the
+/// lanes' places given one byte per lane: a load per lane (rates above 14 in every
+/// lane, or raw lanes). Takes values, not the rates: a reference would keep the
+/// caller's rates in memory rather than in registers.
+#[inline(never)]
+pub(crate) fn integers_apart<V: Lanes>(place_bytes: u32, masks: V, samples: &[u8], start: u64) -> V {
+    let masks = masks.to_array().map(f32::to_bits);
+    let places = place_bytes.to_le_bytes();
+    V::from_bits(core::array::from_fn(|j| {
+        let place = places.get(j).copied().map_or(0, u64::from);
+        bits_from(samples, start.wrapping_add(place)) as u32 & masks.get(j).copied().unwrap_or(0)
+    }))
+}
+
 /// Where a quad's bits start in one key frame: the samples and the bit offset in
 /// them, and the [`WINDOW`] bytes from that bit's byte. The window holds every
 /// component's bits while each component fits in one load (their offsets are then
@@ -225,9 +253,9 @@ impl QuadBits<'_> {
     #[inline(always)]
     fn near(&self, offset: u64) -> u64 {
         let local = (self.bit & 7).wrapping_add(offset);
-        // At most (7 + 171) / 8 = 22: inside the window (the `min` only tells the
-        // compiler).
-        let at = ((local >> 3) as usize).min(WINDOW - 8);
+        // At most (7 + 171) / 8 = 22: inside the window (the mask, one instruction,
+        // only tells the compiler).
+        let at = ((local >> 3) as usize) & 31;
         self.window.get(at..).and_then(<[u8]>::first_chunk::<8>).map_or(0, |b| u64::from_le_bytes(*b) >> (local & 7))
     }
 }
@@ -243,7 +271,7 @@ fn rates_at_end(bytes: &[u8], at: usize) -> u32 {
 /// The segment range of component `m` of a quad of `C` components, its four lanes'
 /// `lo` and `hi` bytes from the quad's segment range bytes.
 #[inline(always)]
-fn segment_range<V: Lanes, const C: usize>(groups: &Groups<'_>, m: usize) -> SegmentRange<V> {
+pub(crate) fn segment_range<V: Lanes, const C: usize>(groups: &Groups<'_>, m: usize) -> SegmentRange<V> {
     SegmentRange::new(V::from_bytes(groups.bytes(m)), V::from_bytes(groups.bytes(C.wrapping_add(m))))
 }
 

@@ -148,6 +148,20 @@ impl<V: Lanes> SegmentRange<V> {
         let scale = V::splat(BYTE_SCALE);
         SegmentRange { lo, hi, lo_scaled: lo.mul(scale), hi_scaled: hi.mul(scale) }
     }
+
+    /// A range given by its scaled forms alone, for [`dequantize`] (which reads
+    /// nothing else): what a kept pose's plan keeps.
+    #[inline(always)]
+    pub(crate) fn scaled(lo_scaled: V, hi_scaled: V) -> Self {
+        let zero = V::splat(0.0);
+        SegmentRange { lo: zero, hi: zero, lo_scaled, hi_scaled }
+    }
+
+    /// The forms [`dequantize`] uses: `lo · K8`, `hi · K8`.
+    #[inline(always)]
+    pub(crate) fn scaled_parts(&self) -> (V, V) {
+        (self.lo_scaled, self.hi_scaled)
+    }
 }
 
 /// The value of quantised components, lane by lane: `q · scale` (`scale` =
