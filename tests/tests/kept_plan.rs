@@ -11,7 +11,7 @@
 mod common;
 
 use ossa_decoder::{Clip, KeptPose, QuadPlan, Rounding, Sampler, Transform};
-use ossa_encoder::{compress, Bone, BoneTrack, RawClip, RawTransform, Settings};
+use ossa_encoder::{compress, RawClip, Settings};
 
 fn bits(pose: &[Transform]) -> Vec<u32> {
     pose.iter().flat_map(common::transform_bits).collect()
@@ -22,55 +22,18 @@ fn bits(pose: &[Transform]) -> Vec<u32> {
 /// multiple of four; each bone's motion has its own amplitude, so the lanes of a quad
 /// have their own bit rates.
 fn chain(bones: usize, samples: usize, seed: f64) -> RawClip {
-    let mut raw = RawClip {
-        name: format!("chain{seed}"),
-        sample_rate: 30.0,
-        sample_count: samples,
-        bones: vec![],
-        tracks: vec![],
-        additive: None,
-        source: Default::default(),
-    };
-    for b in 0..bones {
-        raw.bones.push(Bone {
-            name: format!("b{b}"),
-            parent: b.checked_sub(1),
-            shell_distance: 10.0,
-            bind_pose: RawTransform::IDENTITY,
-        });
-        let mut track = BoneTrack::default();
-        for s in 0..samples {
-            let t = s as f64 / samples as f64;
-            let moving = if b % 2 == 0 { (t * 6.0 + b as f64).sin() * 0.3 * (b + 1) as f64 } else { 0.0 };
-            let angle = seed * (b + 1) as f64 * 0.1 + moving;
-            let (sin, cos) = (angle / 2.0).sin_cos();
-            track.rotations.push([sin, 0.0, 0.0, cos]);
-            track.translations.push([seed + b as f64, moving * 10.0, 0.0]);
-            track.scales.push([1.0; 3]);
-        }
-        raw.tracks.push(track);
-    }
-    raw
+    common::chain(&format!("chain{seed}"), bones, samples, |b, s| {
+        let t = s as f64 / samples as f64;
+        let moving = if b % 2 == 0 { (t * 6.0 + b as f64).sin() * 0.3 * (b + 1) as f64 } else { 0.0 };
+        let (sin, cos) = ((seed * (b + 1) as f64 * 0.1 + moving) / 2.0).sin_cos();
+        ([sin, 0.0, 0.0, cos], [seed + b as f64, moving * 10.0, 0.0])
+    })
 }
 
 /// Short segments: several of them, so that key 1's segment changes too.
 fn short_segments(raw: &RawClip) -> Vec<u8> {
     let settings = Settings { include_metadata: false, segment_len: 8, ..Settings::default() };
     compress(raw, &settings).unwrap().bytes.to_vec()
-}
-
-/// Times just before and after each segment's last key frame, forward then backward,
-/// then jumps across the clip.
-fn times(clip: &Clip<'_>) -> Vec<f32> {
-    let period = clip.duration() / (clip.sample_count() - 1) as f32;
-    let mut forward = Vec::new();
-    for s in 1..clip.segment_count() {
-        let end = (s * u32::from(clip.segment_len())) as f32 * period;
-        forward.extend([end - 0.75 * period, end - 0.25 * period, end, end + 0.5 * period]);
-    }
-    let backward: Vec<f32> = forward.iter().rev().copied().collect();
-    let jumps = (0..40).map(|k| clip.duration() * ((k * 17) % 40) as f32 / 39.0);
-    forward.iter().chain(&backward).copied().chain(jumps).collect()
 }
 
 /// A plan reused across segments, in any order, by two samplers of the clip, on the
@@ -95,7 +58,7 @@ fn a_plan_reused_across_segments_in_any_order_decodes_as_the_pose() {
         let mut native = KeptPose::with_plan(&mut native, p0);
         let mut scalar = KeptPose::with_plan(&mut scalar, p1);
         let mut short = KeptPose::with_plan(&mut short, p2);
-        for (i, &time) in times(&clip).iter().enumerate() {
+        for (i, &time) in common::segment_crossing_times(&clip).iter().enumerate() {
             // A weight of 0 with key 1 in the next segment, and keys on both sides.
             let rounding = match i % 4 {
                 1 => Rounding::Nearest,

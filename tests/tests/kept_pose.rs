@@ -9,40 +9,16 @@
 mod common;
 
 use ossa_decoder::{Clip, Error, KeptPose, Rounding, Sampler, Transform};
-use ossa_encoder::{compress, Bone, BoneTrack, RawClip, RawTransform, Settings};
+use ossa_encoder::{compress, RawClip, Settings};
 
 /// A clip of `bones` bones in a chain where every other bone is constant, the
 /// constants and the motion set by `seed`.
 fn clip(bones: usize, seed: f64) -> RawClip {
-    let samples = 20;
-    let mut raw = RawClip {
-        name: format!("kept{seed}"),
-        sample_rate: 30.0,
-        sample_count: samples,
-        bones: vec![],
-        tracks: vec![],
-        additive: None,
-        source: Default::default(),
-    };
-    for b in 0..bones {
-        raw.bones.push(Bone {
-            name: format!("b{b}"),
-            parent: b.checked_sub(1),
-            shell_distance: 10.0,
-            bind_pose: RawTransform::IDENTITY,
-        });
-        let mut track = BoneTrack::default();
-        for s in 0..samples {
-            let moving = if b % 2 == 0 { s as f64 * 0.05 } else { 0.0 };
-            let angle = seed * (b + 1) as f64 * 0.1 + moving;
-            let (sin, cos) = (angle / 2.0).sin_cos();
-            track.rotations.push([sin, 0.0, 0.0, cos]);
-            track.translations.push([seed + b as f64, moving, 0.0]);
-            track.scales.push([1.0; 3]);
-        }
-        raw.tracks.push(track);
-    }
-    raw
+    common::chain(&format!("kept{seed}"), bones, 20, |b, s| {
+        let moving = if b % 2 == 0 { s as f64 * 0.05 } else { 0.0 };
+        let (sin, cos) = ((seed * (b + 1) as f64 * 0.1 + moving) / 2.0).sin_cos();
+        ([sin, 0.0, 0.0, cos], [seed + b as f64, moving, 0.0])
+    })
 }
 
 fn compressed(raw: &RawClip) -> Vec<u8> {

@@ -92,15 +92,7 @@ fn a_plan_reused_across_segments_in_any_order_decodes_as_the_pose() {
     let mut planned = vec![Transform::IDENTITY; bones.len()];
     // Times just before and after each segment's last key frame, forward then
     // backward, then jumps across the clip.
-    let period = clip.duration() / (clip.sample_count() - 1) as f32;
-    let mut times = Vec::new();
-    for s in 1..clip.segment_count() {
-        let end = (s * u32::from(clip.segment_len())) as f32 * period;
-        times.extend([end - 0.75 * period, end - 0.25 * period, end, end + 0.5 * period]);
-    }
-    let backward: Vec<f32> = times.iter().rev().copied().collect();
-    let jumps: Vec<f32> = (0..40).map(|k| clip.duration() * ((k * 17) % 40) as f32 / 39.0).collect();
-    for (i, &time) in times.iter().chain(&backward).chain(&jumps).enumerate() {
+    for (i, &time) in common::segment_crossing_times(&clip).iter().enumerate() {
         let rounding = if i % 3 == 2 { Rounding::Nearest } else { Rounding::None };
         // The plan moves between two samplers of the clip.
         let sampler = if i % 2 == 0 { &mut a } else { &mut b };

@@ -232,3 +232,55 @@ pub fn max_error(raw: &RawClip, clip_bytes: &[u8]) -> (f64, usize, usize) {
     }
     worst
 }
+
+/// A chain of `bones` bones (each the child of the one before, 10 cm shells) of
+/// `samples` samples at 30 Hz, named `name`: bone `b`'s rotation and translation at
+/// sample `s` are `motion(b, s)`, its scale 1.
+pub fn chain(
+    name: &str,
+    bones: usize,
+    samples: usize,
+    motion: impl Fn(usize, usize) -> ([f64; 4], [f64; 3]),
+) -> RawClip {
+    use ossa_encoder::{Bone, BoneTrack, RawTransform};
+    let mut raw = RawClip {
+        name: name.into(),
+        sample_rate: 30.0,
+        sample_count: samples,
+        bones: vec![],
+        tracks: vec![],
+        additive: None,
+        source: Default::default(),
+    };
+    for b in 0..bones {
+        raw.bones.push(Bone {
+            name: format!("b{b}"),
+            parent: b.checked_sub(1),
+            shell_distance: 10.0,
+            bind_pose: RawTransform::IDENTITY,
+        });
+        let mut track = BoneTrack::default();
+        for s in 0..samples {
+            let (rotation, translation) = motion(b, s);
+            track.rotations.push(rotation);
+            track.translations.push(translation);
+            track.scales.push([1.0; 3]);
+        }
+        raw.tracks.push(track);
+    }
+    raw
+}
+
+/// Times just before and after each segment's last key frame, forward then backward,
+/// then 40 jumps across the clip: what a plan kept from frame to frame must survive.
+pub fn segment_crossing_times(clip: &Clip<'_>) -> Vec<f32> {
+    let period = clip.duration() / (clip.sample_count() - 1) as f32;
+    let mut forward = Vec::new();
+    for s in 1..clip.segment_count() {
+        let end = (s * u32::from(clip.segment_len())) as f32 * period;
+        forward.extend([end - 0.75 * period, end - 0.25 * period, end, end + 0.5 * period]);
+    }
+    let backward: Vec<f32> = forward.iter().rev().copied().collect();
+    let jumps = (0..40).map(|k| clip.duration() * ((k * 17) % 40) as f32 / 39.0);
+    forward.iter().chain(&backward).copied().chain(jumps).collect()
+}
