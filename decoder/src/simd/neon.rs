@@ -10,15 +10,12 @@ use glam::{Quat, Vec4};
 
 use super::Lanes;
 
-/// Prefetches the cache line holding the first byte of `value` into the level 1
-/// data cache.
+/// Prefetches the cache line holding `address` into the level 1 data cache.
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
-    // SAFETY: `prfm` is a hint that never faults and changes no architectural state
-    // (no memory written, no flags, no stack); the address is that of a live value.
-    unsafe {
-        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) value as *const T, options(nostack, readonly, preserves_flags))
-    };
+pub(crate) fn prefetch<T>(address: *const T) {
+    // SAFETY: `prfm` is a hint that never faults, whatever the address, and changes no
+    // architectural state (no memory read or written, no flags, no stack).
+    unsafe { core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) address, options(nostack, readonly, preserves_flags)) };
 }
 
 /// Four `f32` lanes in a NEON register.

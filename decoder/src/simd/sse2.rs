@@ -12,12 +12,12 @@ use glam::{Quat, Vec4};
 
 use super::Lanes;
 
-/// Prefetches the cache line holding the first byte of `value` into every cache level.
+/// Prefetches the cache line holding `address` into every cache level.
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
-    // SAFETY: SSE (x86_64 baseline). A prefetch is a hint that never faults and reads
-    // nothing architecturally; the address is that of a live value.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) }
+pub(crate) fn prefetch<T>(address: *const T) {
+    // SAFETY: SSE (x86_64 baseline). A prefetch is a hint: it never faults, whatever
+    // the address, and reads nothing architecturally.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>()) }
 }
 
 /// Four `f32` lanes in an SSE register.
