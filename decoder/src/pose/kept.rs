@@ -51,13 +51,18 @@ impl FilledFrom {
 /// goes through [`KeptPose::transforms_mut`], which forgets the clip, so the next
 /// call writes the whole pose again: what a kept pose holds is never stale.
 ///
+/// Given storage for a plan ([`KeptPose::with_plan`]), it also keeps what the
+/// segment its keys lie in gives the animated sub-tracks ([`QuadPlan`]), so that a
+/// call in the same segment reads only their bits: the same values, for less.
+///
 /// ```
-/// # use ossa_decoder::{Clip, KeptPose, Rounding, Sampler, Transform};
+/// # use ossa_decoder::{Clip, KeptPose, QuadPlan, Rounding, Sampler, Transform};
 /// # fn play(bytes: &[u8]) -> Result<(), ossa_decoder::Error> {
 /// let clip = Clip::from_bytes(bytes)?;
 /// let mut sampler = Sampler::new(clip);
 /// let mut storage = [Transform::IDENTITY; 64];
-/// let mut pose = KeptPose::new(&mut storage);
+/// let mut plan = [QuadPlan::EMPTY; 32]; // at least clip.quad_count(), or no plan
+/// let mut pose = KeptPose::with_plan(&mut storage, &mut plan);
 /// for frame in 0..60 {
 ///     sampler.seek(frame as f32 / 30.0, Rounding::None);
 ///     sampler.decompress_kept_pose(&mut pose)?; // the first call writes everything
