@@ -69,16 +69,9 @@ fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME
     if count == 0 {
         return;
     }
-    let bytes = clip.bytes;
     let [key0, key1] = keys;
     let start = clip.start(list);
-    // The list's clip-range grid, one vector per component (every lane the same).
-    let grid: [(V, V); 4] = if list.kind() == SubTrackKind::Rotation {
-        [(V::splat(ROTATION_STEP), V::splat(ROTATION_BASE)); 4]
-    } else {
-        let value = |at: usize| V::splat(f32_at(bytes, (start.range_grid as usize).wrapping_add(at)).unwrap_or(0.0));
-        core::array::from_fn(|m| (value(m.wrapping_mul(4).wrapping_add(12)), value(m.wrapping_mul(4))))
-    };
+    let grid = range_grid::<V>(clip, list);
     let mut bones = clip.lists.bones(bitset_index(true, list));
     // Where the list's bytes start: its rates in each key's segment, its clip ranges
     // (four bytes per component), its segment range bytes (two per component).
@@ -102,6 +95,19 @@ fn list<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SAME
         0 => {}
         1 => single::<V, L, C, RANGED, SAME>(clip, &at, keys, alpha, bits, &mut bones, out),
         lanes => decode::<V, L, C, RANGED, SAME>(&samples, &mut at, lanes, bits, &mut bones, out),
+    }
+}
+
+/// The clip-range grid of `list`: each component's step and base, one vector per
+/// component (every lane the same).
+#[inline(always)]
+pub(crate) fn range_grid<V: Lanes>(clip: &Clip<'_>, list: TrackList) -> [(V, V); 4] {
+    if list.kind() == SubTrackKind::Rotation {
+        [(V::splat(ROTATION_STEP), V::splat(ROTATION_BASE)); 4]
+    } else {
+        let at = clip.start(list).range_grid as usize;
+        let value = |offset: usize| V::splat(f32_at(clip.bytes, at.wrapping_add(offset)).unwrap_or(0.0));
+        core::array::from_fn(|m| (value(m.wrapping_mul(4).wrapping_add(12)), value(m.wrapping_mul(4))))
     }
 }
 

@@ -19,17 +19,19 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use crate::format::bytes::{bits_from, f32_at};
+use crate::format::bytes::bits_from;
 use crate::format::clip::Clip;
-use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
-use crate::pose::animated::{quad_bits, store};
+use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES};
+use crate::pose::animated::{quad_bits, range_grid, store};
 use crate::pose::finish::{finish_rotation, lerp};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::quad::{integers_apart, rate_word, window, Groups, QuadBits, QuadRates, ONE_LOAD_BITS};
-use crate::unpack::values::{dequantize, SegmentRange, WORD_SCALE};
+use crate::unpack::quad::{
+    integers_apart, rate_word, segment_range, window, Groups, QuadBits, QuadRates, ONE_LOAD_BITS,
+};
+use crate::unpack::values::{dequantize, SegmentRange};
 
 /// What a kept pose keeps of one quad (up to four animated sub-tracks of one list)
 /// for the segment its keys lie in. Opaque; storage for a plan is a slice of them,
@@ -81,9 +83,7 @@ impl QuadPlan {
         has_raw: 0,
         _reserved: [0; 3],
     };
-}
 
-impl QuadPlan {
     /// Storage for a plan carved from bytes (an engine's arena, a C caller's buffer):
     /// `None` unless they start on a 16-byte boundary and are a whole number of
     /// `QuadPlan`s long. Any contents.
@@ -132,14 +132,6 @@ fn build_list<V: Lanes, const L: usize, const C: usize>(
     let bytes = clip.bytes;
     let start = clip.start(list);
     let zero = V::splat(0.0);
-    // The list's clip-range grid (as the fresh path makes it; unused when
-    // `segment_only`).
-    let grid: [(V, V); 4] = if list.kind() == SubTrackKind::Rotation {
-        [(V::splat(ROTATION_STEP), V::splat(ROTATION_BASE)); 4]
-    } else {
-        let value = |at: usize| V::splat(f32_at(bytes, (start.range_grid as usize).wrapping_add(at)).unwrap_or(0.0));
-        core::array::from_fn(|m| (value(m.wrapping_mul(4).wrapping_add(12)), value(m.wrapping_mul(4))))
-    };
     let ranged = clip.segment_count > 1;
     let mut bones = clip.lists.bones(bitset_index(true, list));
     let before = start.animated_components as usize;
@@ -153,12 +145,13 @@ fn build_list<V: Lanes, const L: usize, const C: usize>(
         left = left.wrapping_sub(lanes);
         let word = rate_word(bytes, rates_at, lanes);
         let rates = QuadRates::<V>::new(word, lanes);
-        let (places, masks, scale, _, raw) = rates.plan_parts();
+        let (places, masks, scale, raw) = rates.plan_parts();
         // Rate 0 (and the lanes past the quad's last, whose rate byte is 0).
         let flat = V::from_bytes(word).lt(V::splat(0.5));
         let (mut spare_clip, mut spare_segment) = (None, None);
         let as_bits = |v: V| v.to_array().map(f32::to_bits);
         if !segment_only {
+            let grid = range_grid::<V>(clip, list);
             let clip_groups = Groups { window: window(bytes, clip_at, &mut spare_clip), lanes };
             for m in 0..C {
                 let (step, base) = grid.get(m).copied().unwrap_or((zero, zero));
@@ -179,12 +172,9 @@ fn build_list<V: Lanes, const L: usize, const C: usize>(
         for m in 0..C {
             let (lo, hi) = match &segment_groups {
                 Some(groups) => {
-                    let lo = V::from_bytes(groups.bytes(m));
-                    let hi = V::from_bytes(groups.bytes(C.wrapping_add(m)));
-                    let (lo_scaled, hi_scaled) = SegmentRange::new(lo, hi).scaled_parts();
-                    // The segment's constant, as `values::flat` makes it.
-                    let n = lo.add(hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE));
-                    (V::select(flat, n, lo_scaled), V::select(flat, zero, hi_scaled))
+                    let range = segment_range::<V, C>(groups, m);
+                    let (lo_scaled, hi_scaled) = range.scaled_parts();
+                    (V::select(flat, range.constant(), lo_scaled), V::select(flat, zero, hi_scaled))
                 }
                 None => (zero, zero),
             };
@@ -443,9 +433,7 @@ fn planned_value<V: Lanes, const RAW: bool>(
     min: V,
     extent: V,
 ) -> V {
-    let q = rates.integers(bits, offset);
-    let (_, _, scale, _, _) = rates.plan_parts();
-    let v = dequantize(q.integers_to_floats(), scale, segment, min, extent);
+    let (q, v) = rates.quantised(bits, offset, segment, min, extent);
     if RAW {
         V::select(V::from_bits(p.raw), q, v)
     } else {

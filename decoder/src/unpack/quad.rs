@@ -176,11 +176,11 @@ impl<V: Lanes> QuadRates<V> {
         }
     }
 
-    /// What [`QuadRates::planned`] takes back, and the lanes of rate 0 and of rate 32
-    /// (all ones where they are; zero everywhere unless [`QuadRates::special`]).
+    /// What [`QuadRates::planned`] takes back, and the lanes of rate 32 (all ones
+    /// there; zero everywhere unless [`QuadRates::special`]).
     #[inline(always)]
-    pub(crate) fn plan_parts(&self) -> (u32, V, V, V, V) {
-        (self.place_bytes, self.masks, self.scale, self.flat, self.raw)
+    pub(crate) fn plan_parts(&self) -> (u32, V, V, V) {
+        (self.place_bytes, self.masks, self.scale, self.raw)
     }
 
     /// The stored integers of the four lanes of the component whose bits start
@@ -194,6 +194,23 @@ impl<V: Lanes> QuadRates<V> {
         } else {
             integers_apart(self.place_bytes, self.masks, bits.samples, bits.bit.wrapping_add(offset))
         }
+    }
+
+    /// The stored integers of the component whose bits start `offset` bits past the
+    /// quad's first in `bits` ([`QuadRates::integers`]) and their values as quantised
+    /// lanes: through the segment range (`None` in a single-segment clip) and the
+    /// clip range `min`, `extent`, every lane, whatever its rate.
+    #[inline(always)]
+    pub(crate) fn quantised(
+        &self,
+        bits: &QuadBits<'_>,
+        offset: u64,
+        segment: Option<&SegmentRange<V>>,
+        min: V,
+        extent: V,
+    ) -> (V, V) {
+        let q = self.integers(bits, offset);
+        (q, dequantize(q.integers_to_floats(), self.scale, segment, min, extent))
     }
 
     /// The values of the four lanes of the component whose bits start `offset` bits
@@ -211,8 +228,7 @@ impl<V: Lanes> QuadRates<V> {
         min: V,
         extent: V,
     ) -> V {
-        let q = self.integers(bits, offset);
-        let v = dequantize(q.integers_to_floats(), self.scale, segment, min, extent);
+        let (q, v) = self.quantised(bits, offset, segment, min, extent);
         if SPECIAL && self.special {
             V::select(self.raw, q, V::select(self.flat, flat(segment, min, extent), v))
         } else {

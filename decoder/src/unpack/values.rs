@@ -162,6 +162,13 @@ impl<V: Lanes> SegmentRange<V> {
     pub(crate) fn scaled_parts(&self) -> (V, V) {
         (self.lo_scaled, self.hi_scaled)
     }
+
+    /// The segment's constant for bit rate 0 (before the clip range): the `u16`
+    /// `lo + 256 · hi` times [`WORD_SCALE`].
+    #[inline(always)]
+    pub(crate) fn constant(&self) -> V {
+        self.lo.add(self.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE))
+    }
 }
 
 /// The value of quantised components, lane by lane: `q · scale` (`scale` =
@@ -184,7 +191,7 @@ pub(crate) fn dequantize<V: Lanes>(q: V, scale: V, segment: Option<&SegmentRange
 #[inline(always)]
 pub(crate) fn flat<V: Lanes>(segment: Option<&SegmentRange<V>>, min: V, extent: V) -> V {
     let n = match segment {
-        Some(s) => s.lo.add(s.hi.mul(V::splat(256.0))).mul(V::splat(WORD_SCALE)),
+        Some(s) => s.constant(),
         None => V::splat(0.0),
     };
     n.mul(extent).add(min)
