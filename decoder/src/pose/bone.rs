@@ -16,7 +16,7 @@ use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 use crate::unpack::quad::{rate_word, Lane, LaneKey};
-use crate::unpack::values::{floats, integers, Grid, SegmentRange};
+use crate::unpack::values::{floats, integers, Grid};
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`: its static
 /// parts read from the clip's static pose when one is attached, decoded otherwise,
@@ -113,12 +113,12 @@ pub(crate) fn animated_keys<V: Lanes, const L: usize, const C: usize>(
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Place {
     /// Index among the animated sub-tracks of the quad's first.
-    first: u32,
+    pub(crate) first: u32,
     /// The quad's lanes (1 to 4) and this sub-track's lane.
-    lanes: u8,
-    lane: u8,
+    pub(crate) lanes: u8,
+    pub(crate) lane: u8,
     /// Components stored by the animated sub-tracks before the quad's first.
-    before: u32,
+    pub(crate) before: u32,
     /// The frame-directory block of the quad, and the index of its first sub-track.
     block: u32,
     block_first: u32,
@@ -185,78 +185,13 @@ fn lane_range<V: Lanes, const C: usize>(clip: &Clip<'_>, list: TrackList, this: 
 
 /// The [`Lane`] of the animated sub-track at `place`.
 #[inline(always)]
-fn lane<'a>(clip: &Clip<'a>, place: &Place) -> Lane<'a> {
+pub(crate) fn lane<'a>(clip: &Clip<'a>, place: &Place) -> Lane<'a> {
     Lane {
         bytes: clip.bytes,
         lanes: usize::from(place.lanes),
         lane: usize::from(place.lane),
         clip_at: clip.ranges_offset.wrapping_add((place.before as usize) << 2),
     }
-}
-
-/// What the segment of a key frame gives the animated sub-track at a [`Place`]: the
-/// bit offset of its quad inside each key frame, the quad's rate bytes, and the
-/// sub-track's segment range bytes. The same for every key frame of the segment: a
-/// [`crate::Subset`] keeps it while its keys stay there.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct InSegment {
-    offset: u64,
-    rates: u32,
-    /// [`Lane::segment_bytes`] (zero in a single-segment clip).
-    lo: u32,
-    hi: u32,
-}
-
-impl InSegment {
-    /// What `key`'s segment gives the sub-track of `C` components at `place`.
-    #[inline(always)]
-    pub(crate) fn of<const C: usize>(clip: &Clip<'_>, key: &Key<'_>, place: &Place) -> InSegment {
-        let (lo, hi) = if clip.segment_count > 1 {
-            lane(clip, place).segment_bytes::<C>(key.segment_ranges.wrapping_add((place.before as usize) << 1))
-        } else {
-            (0, 0)
-        };
-        InSegment {
-            offset: frame_offset_in(clip, key, place),
-            rates: rate_word(clip.bytes, key.rates.wrapping_add(place.first as usize), usize::from(place.lanes)),
-            lo,
-            hi,
-        }
-    }
-}
-
-/// [`animated_in`] given the sub-track's clip range ([`clip_range`]) and what the
-/// keys' segments give it (`found[1]` unused when both keys lie in one segment or
-/// `alpha` is 0).
-#[inline(always)]
-pub(crate) fn animated_at<'a, V: Lanes, const C: usize>(
-    clip: &Clip<'a>,
-    keys: &[Key<'a>; 2],
-    alpha: f32,
-    place: &Place,
-    (min, extent): (V, V),
-    [in0, in1]: &[InSegment; 2],
-) -> (V, V) {
-    let [key0, key1] = keys;
-    let this = lane(clip, place);
-    let ranged = clip.segment_count > 1;
-    let segment =
-        |found: &InSegment| ranged.then(|| SegmentRange::new(V::from_bytes(found.lo), V::from_bytes(found.hi)));
-    let at = |key: &Key<'a>, found: &InSegment| LaneKey {
-        rates: found.rates,
-        samples: key.samples,
-        bit: key.frame_bit.wrapping_add(found.offset),
-    };
-    let segment0 = segment(in0);
-    let v0 = this.value::<V, C>(&at(key0, in0), segment0.as_ref(), min, extent);
-    let v1 = if alpha == 0.0 {
-        v0
-    } else if key1.rates == key0.rates {
-        this.value::<V, C>(&at(key1, in0), segment0.as_ref(), min, extent)
-    } else {
-        this.value::<V, C>(&at(key1, in1), segment(in1).as_ref(), min, extent)
-    };
-    (v0, v1)
 }
 
 /// [`animated_in`] of the sub-track of `list` at `place`.
@@ -321,16 +256,51 @@ pub(crate) fn constant_value<V: Lanes, const L: usize, const C: usize>(clip: &Cl
 /// three components but the four-component rotations, which store one more.
 #[inline(always)]
 pub(crate) fn frame_offset_in(clip: &Clip<'_>, key: &Key<'_>, place: &Place) -> u64 {
+    frame_offset_after(clip, key, place, None)
+}
+
+/// Where a quad's bits start in a key frame, as [`frame_offset_after`] found it: what
+/// the next quad's offset can be counted on from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QuadOffset {
+    /// The quad's frame-directory block and the index of its first sub-track.
+    block: u32,
+    first: u32,
+    /// Its bit offset in a key frame.
+    offset: u64,
+}
+
+/// [`frame_offset_in`], counted on from `after` (a quad of the same key frame found
+/// before) when it lies in the same frame-directory block, at or before the quad at
+/// `place`: the rates between the two are summed once rather than from the block's
+/// first for each quad, when quads are visited in order.
+#[inline(always)]
+pub(crate) fn frame_offset_after(clip: &Clip<'_>, key: &Key<'_>, place: &Place, after: Option<QuadOffset>) -> u64 {
     let bytes = clip.bytes;
-    let base = match place.block.checked_sub(1) {
-        Some(entry) => u32_at(bytes, key.directory.wrapping_add((entry as usize) << 2)).unwrap_or(0),
-        None => 0,
+    let (from, base) = match after {
+        Some(a) if a.block == place.block && a.first <= place.first => (a.first as usize, a.offset),
+        _ => {
+            let entry = match place.block.checked_sub(1) {
+                Some(entry) => u32_at(bytes, key.directory.wrapping_add((entry as usize) << 2)).unwrap_or(0),
+                None => 0,
+            };
+            (place.block_first as usize, u64::from(entry))
+        }
     };
-    let (from, to) = (place.block_first as usize, place.first as usize);
+    let to = place.first as usize;
     let (r4, r4_end) = clip.rotation4_span();
     let (from4, to4) = (from.max(r4 as usize), to.min(r4_end as usize));
     let extra = if from4 < to4 { rate_sum(bytes, key.rates, from4, to4) } else { 0 };
-    u64::from(base).wrapping_add(rate_sum(bytes, key.rates, from, to).wrapping_mul(3)).wrapping_add(extra)
+    base.wrapping_add(rate_sum(bytes, key.rates, from, to).wrapping_mul(3)).wrapping_add(extra)
+}
+
+impl Place {
+    /// Where the quad at this place starts, at bit `offset` of a key frame, for
+    /// [`frame_offset_after`].
+    #[inline(always)]
+    pub(crate) fn offset_at(&self, offset: u64) -> QuadOffset {
+        QuadOffset { block: self.block, first: self.first, offset }
+    }
 }
 
 /// The sum of the bit rates `from .. to` (at most [`FRAME_BLOCK`] quads of them, 256

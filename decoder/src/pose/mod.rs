@@ -10,6 +10,7 @@
 pub(crate) mod animated;
 pub(crate) mod bone;
 pub(crate) mod finish;
+pub(crate) mod gathered_quad;
 pub mod interpolation;
 pub(crate) mod jobs;
 pub(crate) mod kept;

@@ -8,90 +8,46 @@
 //! - A [`Subset`] is the plan for decoding the same bones every frame: built once
 //!   (when the level of detail or the mask changes), in fixed capacity without a heap
 //!   (`heapless`), it holds what does not change with time: each bone's constant and
-//!   default parts already finished (so they cost a copy), and for each animated
-//!   sub-track its index among the animated ones (so no bit set is tested and no rank
-//!   counted per frame). A frame then decodes only the animated sub-tracks asked for.
-//!   The plan also keeps what the keys' segments gave those sub-tracks on the last
-//!   frame (where their bits start in a key frame, their bit rates, their segment
-//!   ranges), so that a frame in the same segments finds none of it again: decoding
-//!   takes the plan `&mut`.
+//!   default parts already finished (so they cost a copy), and its animated
+//!   sub-tracks gathered four to a vector whatever quads and lists they come from
+//!   ([`GatheredQuad`]), so that they decode side by side as a quad of the whole pose
+//!   does. It also keeps what the keys' segment gave those sub-tracks on the last
+//!   frame (each one's place in a key frame, field mask and scale, segment ranges),
+//!   so that a frame in the same segment finds none of it again: decoding takes the
+//!   plan `&mut`.
 
 use crate::error::Error;
 use crate::format::clip::Clip;
-use crate::format::{bitset_index, TrackList};
+use crate::format::{bitset_index, TrackList, QUAD_LANES};
 use crate::pose::bone;
-use crate::pose::finish::{finish_rotation, lerp};
-use crate::pose::lists::{write, SCALE, TRANSLATION};
+use crate::pose::gathered_quad::{GatheredQuad, SegmentPlan};
 use crate::seek::Key;
 use crate::simd::scalar::F32x4 as Portable;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 
 /// The plan for decoding the same bones of one clip every frame (see the module
-/// documentation): at most `N` bones, ascending, which is the order of the output. Lives on the caller's stack or in its structures; allocates nothing.
+/// documentation): at most `N` bones, ascending, which is the order of the output.
+/// Lives on the caller's stack or in its structures; allocates nothing.
 ///
-/// Size on 64-bit targets: 48 bytes plus 368 per bone of capacity (a `Subset<16>` is
-/// 5,936 bytes; checked by a test), most of it what each animated sub-track keeps
-/// between frames.
+/// Size on 64-bit targets: 556 bytes per bone of capacity (its transform, and room
+/// for the gathered quads of its animated sub-tracks) and 48 more (a `Subset<16>` is
+/// 8,944 bytes; checked by a test).
 #[derive(Clone, Debug)]
 pub struct Subset<const N: usize> {
-    entries: heapless::Vec<Entry, N>,
+    /// Each bone's transform with every part that does not change with time already
+    /// in place: the output before its animated sub-tracks are written.
+    fixed: heapless::Vec<Transform, N>,
+    /// The bones' animated sub-tracks, list by list in the order of the format's
+    /// (so that planning them walks each segment's bit rates once), four to a quad
+    /// whatever their lists: at most `⌈3N/4⌉` quads.
+    quads: heapless::Vec<GatheredQuad, N>,
     /// The clip it was built for (its bytes' address and length), so that a plan is
     /// never applied to another clip.
     clip: (usize, usize),
-    /// The segments (by where their bit rates start) that each animated sub-track's
-    /// `found` describes, for key 0 and key 1 (`usize::MAX`: none yet).
-    segments: [usize; 2],
-}
-
-/// One bone of a [`Subset`]: its transform with every part that does not change with
-/// time already in place, and its animated sub-tracks.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    fixed: Transform,
-    /// How many of `animated` are used.
-    count: u8,
-    animated: [Part; 3],
-}
-
-/// An animated sub-track of a [`Subset`]'s bone: where it is among the animated
-/// sub-tracks and its clip range, found once.
-#[derive(Clone, Copy, Debug)]
-struct Part {
-    list: TrackList,
-    /// Where its data are.
-    place: bone::Place,
-    /// Its clip range, dequantised (as the bits of each lane's `f32`): the minimum
-    /// and the extent of each component.
-    min: [u32; 4],
-    extent: [u32; 4],
-    /// What the segments of [`Subset::segments`] give it: the bit offset of its quad
-    /// in a key frame, the quad's rates and its segment range bytes. Kept from frame
-    /// to frame while the keys stay in a segment, so that the rates before the quad
-    /// are summed once per segment rather than every frame.
-    found: [bone::InSegment; 2],
-}
-
-impl Part {
-    /// The animated sub-track of list rank `rank` in `list`.
-    fn new(clip: &Clip<'_>, list: TrackList, rank: u32) -> Part {
-        let place = bone::Place::of(clip, list, rank);
-        // Any backend gives the same bits: the portable one serves them all.
-        let (min, extent) = if list == TrackList::Rotation4 {
-            bone::clip_range::<Portable, 4>(clip, list, &place)
-        } else {
-            bone::clip_range::<Portable, 3>(clip, list, &place)
-        };
-        let bits = |v: Portable| v.to_array().map(f32::to_bits);
-        Part { list, place, min: bits(min), extent: bits(extent), found: [bone::InSegment::default(); 2] }
-    }
-
-    /// Its values at key 0 and key 1 (`C` components), its `found` up to date.
-    #[inline(always)]
-    fn values<V: Lanes, const C: usize>(&self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32) -> (V, V) {
-        let range = (V::from_bits(self.min), V::from_bits(self.extent));
-        bone::animated_at::<V, C>(clip, keys, alpha, &self.place, range, &self.found)
-    }
+    /// The segment (by where its bit rates start) the quads' plans are for
+    /// (`usize::MAX`: none yet).
+    segment: usize,
 }
 
 impl<const N: usize> Subset<N> {
@@ -100,7 +56,8 @@ impl<const N: usize> Subset<N> {
     /// they are not in ascending order.
     /// Costs about one single-bone decode per bone.
     pub fn new(clip: &Clip<'_>, bones: &[u32]) -> Result<Self, Error> {
-        let mut entries = heapless::Vec::new();
+        let full = || Error::SubsetFull { capacity: N as u32 };
+        let mut fixed = heapless::Vec::new();
         let in_place = clip.in_place();
         let mut previous: Option<u32> = None;
         for &b in bones {
@@ -112,45 +69,56 @@ impl<const N: usize> Subset<N> {
             }
             previous = Some(b);
             let bone = b as usize;
-            let unused = Part {
-                list: TrackList::Rotation3,
-                place: bone::Place::default(),
-                min: [0; 4],
-                extent: [0; 4],
-                found: [bone::InSegment::default(); 2],
-            };
-            let (mut animated, mut count) = ([unused; 3], 0u8);
-            let fixed = match in_place {
+            let t = match in_place {
                 Some((ib, t)) if ib == bone => t,
-                _ => {
-                    for list in TrackList::ALL {
-                        if clip.lists.contains(bitset_index(true, list), bone) {
-                            let rank = clip.lists.rank(bitset_index(true, list), bone);
-                            if let Some(slot) = animated.get_mut(usize::from(count)) {
-                                *slot = Part::new(clip, list, rank);
-                                count = count.wrapping_add(1);
-                            }
-                        }
-                    }
-                    // A constant or default part decodes the same at every time: the
-                    // single-bone decode at any keys gives it (its animated parts,
-                    // decoded from wherever those keys point, are replaced per frame).
-                    bone::bone::<Portable>(clip, &[Key::default(); 2], 0.0, bone)
-                }
+                // A constant or default part decodes the same at every time: the
+                // single-bone decode at any keys gives it (its animated parts,
+                // decoded from wherever those keys point, are replaced per frame).
+                _ => bone::bone::<Portable>(clip, &[Key::default(); 2], 0.0, bone),
             };
-            entries.push(Entry { fixed, count, animated }).map_err(|_| Error::SubsetFull { capacity: N as u32 })?;
+            fixed.push(t).map_err(|_| full())?;
         }
-        Ok(Subset { entries, clip: identity(clip), segments: [usize::MAX; 2] })
+        let mut subset = Subset { fixed, quads: heapless::Vec::new(), clip: identity(clip), segment: usize::MAX };
+        // The animated sub-tracks, list by list, gathered four at a time.
+        let mut parts: heapless::Vec<(TrackList, bone::Place, u32), QUAD_LANES> = heapless::Vec::new();
+        for list in TrackList::ALL {
+            let animated = bitset_index(true, list);
+            for (output, &b) in bones.iter().enumerate() {
+                let bone = b as usize;
+                if in_place.is_some_and(|(ib, _)| ib == bone) || !clip.lists.contains(animated, bone) {
+                    continue;
+                }
+                let place = bone::Place::of(clip, list, clip.lists.rank(animated, bone));
+                // Fewer than `N` outputs: `u32` holds them.
+                let part = (list, place, output as u32);
+                if let Err(part) = parts.push(part) {
+                    subset.gather(clip, &parts)?;
+                    parts.clear();
+                    parts.push(part).map_err(|_| full())?;
+                }
+            }
+        }
+        if !parts.is_empty() {
+            subset.gather(clip, &parts)?;
+        }
+        Ok(subset)
+    }
+
+    /// Adds the gathered quad of `parts`.
+    fn gather(&mut self, clip: &Clip<'_>, parts: &[(TrackList, bone::Place, u32)]) -> Result<(), Error> {
+        // At most `⌈3N/4⌉` quads (three sub-tracks per bone, four per quad): never
+        // full.
+        self.quads.push(GatheredQuad::new(clip, parts)).map_err(|_| Error::SubsetFull { capacity: N as u32 })
     }
 
     /// Number of bones.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.fixed.len()
     }
 
     /// Whether it has no bones.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.fixed.is_empty()
     }
 
     /// Checks that the plan is `clip`'s and that `out` holds one transform per bone.
@@ -158,64 +126,49 @@ impl<const N: usize> Subset<N> {
         if self.clip != identity(clip) {
             return Err(Error::SubsetOfAnotherClip);
         }
-        if out.len() < self.entries.len() {
-            return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count: self.entries.len() as u32 });
+        if out.len() < self.fixed.len() {
+            return Err(Error::OutputTooSmall { len: out.len() as u32, bone_count: self.fixed.len() as u32 });
         }
         Ok(())
     }
 
     /// Decodes the bones into `out[i]` for the `i`-th bone (checked by
-    /// [`Subset::check`]), first finding what the keys' segments give the animated
-    /// sub-tracks when they are not the segments of the last frame.
+    /// [`Subset::check`]), first planning the gathered quads for key 0's segment when
+    /// it is not the last frame's. Keys straddling a segment's end (key 1 in the next
+    /// segment, with a weight) plan key 1's segment quad by quad, on the stack.
     #[inline(always)]
     pub(crate) fn decode<V: Lanes>(&mut self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
         let [key0, key1] = keys;
-        if self.segments[0] != key0.rates {
-            self.find(clip, 0, key0);
+        if self.segment != key0.rates {
+            self.plan::<V>(clip, key0);
         }
-        // Key 1's segment is read only when it is not key 0's.
-        if alpha != 0.0 && key1.rates != key0.rates && self.segments[1] != key1.rates {
-            self.find(clip, 1, key1);
+        for (t, fixed) in out.iter_mut().zip(self.fixed.iter()) {
+            *t = *fixed;
         }
-        for (entry, t) in self.entries.iter().zip(out.iter_mut()) {
-            *t = entry.fixed;
-            for part in entry.animated.iter().take(usize::from(entry.count)) {
-                if part.list == TrackList::Rotation4 {
-                    let (v0, v1) = part.values::<V, 4>(clip, keys, alpha);
-                    t.rotation = finish_rotation(false, v0, v1, alpha).to_quat();
-                    continue;
-                }
-                // The other lists store three components: one decode serves them all.
-                let (v0, v1) = part.values::<V, 3>(clip, keys, alpha);
-                match part.list {
-                    TrackList::Rotation3 => t.rotation = finish_rotation(true, v0, v1, alpha).to_quat(),
-                    TrackList::Translation => {
-                        write::<V, TRANSLATION>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t)
-                    }
-                    TrackList::Scale => write::<V, SCALE>(if alpha == 0.0 { v0 } else { lerp(v0, v1, alpha) }, t),
-                    TrackList::Rotation4 => {}
-                }
+        if alpha != 0.0 && key1.rates != key0.rates {
+            let mut after = None;
+            let mut segment1 = SegmentPlan::EMPTY;
+            for quad in self.quads.iter() {
+                quad.plan(clip, key1, &mut after, &mut segment1);
+                quad.decode::<V>(keys, alpha, &segment1, out);
+            }
+        } else {
+            for quad in self.quads.iter() {
+                quad.decode::<V>(keys, alpha, &quad.segment, out);
             }
         }
     }
 
-    /// Finds what `key`'s segment gives each animated sub-track, for key `slot`.
-    #[inline(never)]
-    fn find(&mut self, clip: &Clip<'_>, slot: usize, key: &Key<'_>) {
-        for entry in self.entries.iter_mut() {
-            for part in entry.animated.iter_mut().take(usize::from(entry.count)) {
-                if let Some(found) = part.found.get_mut(slot) {
-                    *found = if part.list == TrackList::Rotation4 {
-                        bone::InSegment::of::<4>(clip, key, &part.place)
-                    } else {
-                        bone::InSegment::of::<3>(clip, key, &part.place)
-                    };
-                }
-            }
+    /// Plans every gathered quad for `key`'s segment. (Inlined into the backend's
+    /// code: a function of its own would be compiled without the backend's target
+    /// features.)
+    #[inline(always)]
+    fn plan<V: Lanes>(&mut self, clip: &Clip<'_>, key: &Key<'_>) {
+        let mut after = None;
+        for quad in self.quads.iter_mut() {
+            quad.replan(clip, key, &mut after);
         }
-        if let Some(segment) = self.segments.get_mut(slot) {
-            *segment = key.rates;
-        }
+        self.segment = key.rates;
     }
 }
 

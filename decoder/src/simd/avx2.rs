@@ -53,6 +53,17 @@ unsafe fn run_avx2<J: Job>(job: J) -> J::Output {
     job.run::<F32x4>()
 }
 
+/// [`Lanes::fields_at`] when a field lies in the last eight bytes of `samples` (or
+/// past them, in a crafted buffer): a load per field, each checked. Out of line and
+/// cold: a valid clip's samples end with slack that keeps its fields off this path.
+#[cold]
+#[inline(never)]
+fn fields_near_end<const R: usize>(samples: &[u8], first: __m256i, starts: &[[u32; 4]; 4], masks: F32x4) -> [F32x4; 4] {
+    // SAFETY: register-only intrinsic (SSE2, the baseline): the low 64 bits of `first`.
+    let first = unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(first)) } as u64;
+    <sse2::F32x4 as Lanes>::fields_at::<R>(samples, first, starts, masks.0).map(F32x4)
+}
+
 /// The SSE2 backend's vectors, with the operations AVX2 does better. Only
 /// [`run_avx2`] decodes with them, so their AVX2 instructions only ever run on a CPU
 /// [`detect`] confirmed.
@@ -81,6 +92,54 @@ impl Lanes for F32x4 {
             let low = _mm256_permutevar8x32_epi32(shifted, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
             _mm_and_ps(_mm_castsi128_ps(_mm256_castsi256_si128(low)), masks.0 .0)
         }))
+    }
+    #[inline(always)]
+    fn fields_at<const R: usize>(samples: &[u8], first: u64, starts: &[[u32; 4]; 4], masks: Self) -> [Self; 4] {
+        // SAFETY: as in `places` (AVX2, inside `run_avx2` only). Each gather reads the
+        // eight bytes at `samples[byte..]` for each lane's `byte`, and the gathers run
+        // only when every such `byte` is at most `samples.len() − 8` (checked before,
+        // on the same vectors): every byte read is inside `samples`. A `byte` is a bit
+        // offset (below 2^64) shifted right by 3, below 2^61: positive as the `i64`
+        // the comparison takes.
+        unsafe {
+            let first = _mm256_set1_epi64x(first as i64);
+            let bits: [__m256i; 4] = core::array::from_fn(|r| {
+                let row = starts.get(r).copied().unwrap_or([0; 4]);
+                _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm_loadu_si128(row.as_ptr().cast())), first)
+            });
+            let bytes = bits.map(|b| _mm256_srli_epi64(b, 3));
+            let Some(last) = samples.len().checked_sub(8).and_then(|l| i64::try_from(l).ok()) else {
+                return fields_near_end::<R>(samples, first, starts, masks);
+            };
+            let last = _mm256_set1_epi64x(last);
+            let mut beyond = _mm256_setzero_si256();
+            for b in bytes.iter().take(R) {
+                beyond = _mm256_or_si256(beyond, _mm256_cmpgt_epi64(*b, last));
+            }
+            if _mm256_testz_si256(beyond, beyond) == 0 {
+                return fields_near_end::<R>(samples, first, starts, masks);
+            }
+            let seven = _mm256_set1_epi64x(7);
+            let low = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+            let row = |r: usize, b: __m256i, at: __m256i| {
+                if r >= R {
+                    return F32x4::splat(0.0);
+                }
+                let words = _mm256_i64gather_epi64::<1>(samples.as_ptr().cast(), at);
+                let shifted = _mm256_srlv_epi64(words, _mm256_and_si256(b, seven));
+                let fields = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(shifted, low));
+                F32x4(sse2::F32x4(_mm_and_ps(_mm_castsi128_ps(fields), masks.0 .0)))
+            };
+            let ([b0, b1, b2, b3], [a0, a1, a2, a3]) = (bits, bytes);
+            [row(0, b0, a0), row(1, b1, a1), row(2, b2, a2), row(3, b3, a3)]
+        }
+    }
+    #[inline(always)]
+    fn select(mask: Self, a: Self, b: Self) -> Self {
+        // SAFETY: as in `places`; register-only intrinsic (SSE4.1, which AVX2 CPUs
+        // have). It takes each lane's top bit: the same lanes as the bitwise select
+        // for the masks `select` is given, all ones or zero in every lane.
+        F32x4(sse2::F32x4(unsafe { _mm_blendv_ps(b.0 .0, a.0 .0, mask.0 .0) }))
     }
     #[inline(always)]
     fn rate_masks(rates: u32) -> Self {
@@ -156,10 +215,6 @@ impl Lanes for F32x4 {
     #[inline(always)]
     fn lt(self, o: Self) -> Self {
         F32x4(self.0.lt(o.0))
-    }
-    #[inline(always)]
-    fn select(mask: Self, a: Self, b: Self) -> Self {
-        F32x4(sse2::F32x4::select(mask.0, a.0, b.0))
     }
     #[inline(always)]
     fn from_bytes(word: u32) -> Self {

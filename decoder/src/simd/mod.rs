@@ -161,6 +161,27 @@ pub(crate) trait Lanes: Copy {
     /// `masks` (as bits). A quad's lanes of one component, each at its own place and
     /// rate (format-spec/segments.md, Quads).
     fn fields(word: u64, places: Self::Places, masks: Self) -> Self;
+    /// Fields of `samples`, each from its own place, as bit patterns, for the first `R`
+    /// rows of `starts`: lane `i` of row `r` is the 64 bits from bit
+    /// `first + starts[r][i]` (least significant first, zero past the end of
+    /// `samples`), their low 32 bits ANDed with lane `i` of `masks`; rows from `R` on
+    /// are zero. Sub-tracks of different quads read side by side
+    /// ([`crate::Subset`]): one load per field.
+    #[inline(always)]
+    fn fields_at<const R: usize>(samples: &[u8], first: u64, starts: &[[u32; 4]; 4], masks: Self) -> [Self; 4] {
+        let masks = masks.to_array().map(f32::to_bits);
+        let row = |r: usize| {
+            let starts = starts.get(r).copied().unwrap_or([0; 4]);
+            let field = |i: usize| {
+                let start = starts.get(i).copied().map_or(0, u64::from);
+                crate::format::bytes::bits_from(samples, first.wrapping_add(start)) as u32
+                    & masks.get(i).copied().unwrap_or(0)
+            };
+            // Written out (an `array::from_fn` closure may be left out of line).
+            Self::from_bits(if r < R { [field(0), field(1), field(2), field(3)] } else { [0; 4] })
+        };
+        [row(0), row(1), row(2), row(3)]
+    }
     /// Lane `i`: `2^r − 1` as bits, where `r` is byte `i` of `rates` (0 for rate 0,
     /// every bit for 32 or more): the field mask of each lane of a quad.
     #[inline(always)]
@@ -220,7 +241,7 @@ pub(crate) trait Lanes: Copy {
 
 #[cfg(test)]
 mod tests {
-    use super::{scalar, Lanes, Native};
+    use super::{run, scalar, Backend, Job, Lanes, Native};
 
     /// The data movements agree with the scalar backend lane for lane (the
     /// arithmetic is checked on whole clips by the integration tests).
@@ -254,6 +275,64 @@ mod tests {
             let want = [0, 16, 32, 48].map(|s| f32::from((word >> s) as u16));
             assert_eq!(Native::from_halves(word).to_array(), want);
             assert_eq!(scalar::F32x4::from_halves(word).to_array(), want);
+        }
+    }
+
+    /// Fields read each from its own place agree with the definition on every
+    /// backend (AVX2's gathers included, through a [`Job`] run on it), for every row
+    /// count, including fields in the last eight bytes of the buffer and past it
+    /// (read as zero bits), where a gather may not load.
+    #[test]
+    fn fields_at_match_the_definition_on_every_backend() {
+        struct Read<'a> {
+            samples: &'a [u8],
+            first: u64,
+            starts: [[u32; 4]; 4],
+            masks: [u32; 4],
+        }
+        impl Job for Read<'_> {
+            type Output = [[[u32; 4]; 4]; 3];
+            fn run<V: Lanes>(self) -> Self::Output {
+                let (s, f, st, m) = (self.samples, self.first, &self.starts, V::from_bits(self.masks));
+                let bits = |rows: [V; 4]| rows.map(|r| r.to_array().map(f32::to_bits));
+                [
+                    bits(V::fields_at::<1>(s, f, st, m)),
+                    bits(V::fields_at::<3>(s, f, st, m)),
+                    bits(V::fields_at::<4>(s, f, st, m)),
+                ]
+            }
+        }
+        let samples: [u8; 61] = core::array::from_fn(|i| (i as u8).wrapping_mul(151).wrapping_add(7));
+        let definition = |first: u64, start: u32, mask: u32| {
+            let bit = first + u64::from(start);
+            let mut word = 0u64;
+            for k in 0..8 {
+                let byte = samples.get((bit / 8) as usize + k).copied().unwrap_or(0);
+                word |= u64::from(byte) << (8 * k);
+            }
+            (word >> (bit % 8)) as u32 & mask
+        };
+        let masks = [0x00ff_ffff, u32::MAX, 0x7f, 0];
+        let starts: [[u32; 4]; 4] = core::array::from_fn(|r| core::array::from_fn(|i| (r * 29 + i * 11) as u32));
+        for backend in [Backend::Portable, Backend::Base, Backend::detect()] {
+            for first in [0u64, 3, 77, 300, 420, 480, 1000] {
+                let got = run(backend, Read { samples: &samples, first, starts, masks });
+                for (k, rows) in [1, 3, 4].into_iter().enumerate() {
+                    for r in 0..4 {
+                        let want: [u32; 4] =
+                            core::array::from_fn(
+                                |i| {
+                                    if r < rows {
+                                        definition(first, starts[r][i], masks[i])
+                                    } else {
+                                        0
+                                    }
+                                },
+                            );
+                        assert_eq!(got[k][r], want, "{} first {first} row {r} of {rows}", backend.name());
+                    }
+                }
+            }
         }
     }
 

@@ -1,0 +1,429 @@
+//! A quad gathered from a [`crate::Subset`]'s animated sub-tracks: up to four
+//! sub-tracks, each from whatever quad of the clip holds it and of any list, decoded
+//! side by side as the lanes of one quad are.
+//!
+//! A subset asks for a few bones spread over the skeleton, so its sub-tracks are
+//! rarely neighbours in the format's quads, nor of one list. Decoding each alone (as a
+//! single bone is) pays per sub-track what a whole pose pays per quad. Gathered four
+//! to a vector, a subset's sub-tracks cost what a quad costs: each lane reads its own
+//! bits ([`Lanes::fields_at`]: one load per lane, a gather on AVX2), and every step
+//! after that is the whole pose's, lane by lane, so the values are the whole pose's,
+//! bit for bit. Lanes of different lists are finished both ways (as rotations and as
+//! translations or scales), each keeping its own: the same operations on the same
+//! numbers as in the list's own quads. A gathered quad of one sub-track is laid out
+//! the other way, its components in the lanes of one vector, as a single bone is
+//! decoded.
+//!
+//! What the quad's lanes need of the clip (clip ranges, where the values go) is found
+//! once, when the subset is built; what they need of a segment (bit rates, from them
+//! each lane's place in a key frame, field mask and scale, and segment ranges) once
+//! per segment the keys enter ([`GatheredQuad::plan`]), and kept.
+
+use crate::format::bytes::u32_at;
+use crate::format::clip::Clip;
+use crate::format::{field_mask, SubTrackKind, TrackList, QUAD_LANES};
+use crate::pose::bone::{self, frame_offset_after, Place, QuadOffset};
+use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
+use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::seek::Key;
+use crate::simd::scalar::F32x4 as Portable;
+use crate::simd::Lanes;
+use crate::transform::Transform;
+use crate::unpack::quad::rate_word;
+use crate::unpack::values::{dequantize, rebuild_w, SegmentRange, BYTE_SCALE, RECIPROCALS, WORD_SCALE};
+
+/// Up to four animated sub-tracks, decoded side by side (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GatheredQuad {
+    /// How many lanes are used (1 to 4).
+    lanes: u8,
+    /// Whether a lane stores four components (a four-component rotation): a fourth
+    /// row of fields is then read.
+    four: bool,
+    /// Whether some lane is a rotation, some a translation or scale, some a
+    /// three-component rotation (whose `w` is rebuilt).
+    rotations: bool,
+    vectors: bool,
+    rebuilt: bool,
+    /// Each lane's list (unused past `lanes`).
+    lists: [TrackList; 4],
+    /// All ones in the lanes of rotations, in the lanes of three-component rotations.
+    rotation_lanes: [u32; 4],
+    rebuild_lanes: [u32; 4],
+    /// Where each lane's data are (unused past `lanes`).
+    places: [Place; 4],
+    /// The output each lane goes to (`u32::MAX` past `lanes`: never stored).
+    outputs: [u32; 4],
+    /// Each component's clip range, minimum and extent, as bits: lane `j` of row `m`
+    /// is lane `j`'s component `m`; with one lane, row 0 holds its components.
+    min: [[u32; 4]; 4],
+    extent: [[u32; 4]; 4],
+    /// What the segment of the subset's last keys gives the lanes.
+    pub(crate) segment: SegmentPlan,
+}
+
+/// What one segment gives a [`GatheredQuad`]'s lanes, laid out as its clip ranges
+/// are: rows by component, lanes by sub-track (with one lane, row 0 by component).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SegmentPlan {
+    /// Each field's first bit, counted from a key frame's first.
+    starts: [[u32; 4]; 4],
+    /// Each lane's field mask (0 for rate 0), `1 / (2^rate − 1)` (0 for rate 0 and
+    /// 32), and all ones where the rate is 32 (raw `f32`), as bits.
+    masks: [u32; 4],
+    scale: [u32; 4],
+    raw: [u32; 4],
+    /// Each component's scaled segment range, `lo · K8` and `hi · K8`, as bits: for
+    /// rate 0 the segment's constant and 0; in a single-segment clip 0 and 1. With
+    /// the field mask and scale of rate 0 (both 0), every lane's value is then
+    /// `(q · scale) · hi + lo`, through the clip range, exactly as the whole pose
+    /// computes it, whatever its rate: no select but the raw lanes'.
+    lo: [[u32; 4]; 4],
+    hi: [[u32; 4]; 4],
+}
+
+impl SegmentPlan {
+    /// No lanes: every field zero, every `hi` 1 (a single-segment clip's).
+    pub(crate) const EMPTY: SegmentPlan = SegmentPlan {
+        starts: [[0; 4]; 4],
+        masks: [0; 4],
+        scale: [0; 4],
+        raw: [0; 4],
+        lo: [[0; 4]; 4],
+        hi: [[0x3f80_0000; 4]; 4],
+    };
+}
+
+impl GatheredQuad {
+    /// The quad of the animated sub-tracks `parts` of `clip` (1 to 4, each with its
+    /// list, place and the output it goes to).
+    pub(crate) fn new(clip: &Clip<'_>, parts: &[(TrackList, Place, u32)]) -> GatheredQuad {
+        let lanes = parts.len().clamp(1, QUAD_LANES);
+        let mut quad = GatheredQuad {
+            lanes: lanes as u8,
+            four: false,
+            rotations: false,
+            vectors: false,
+            rebuilt: false,
+            lists: [TrackList::Rotation3; 4],
+            rotation_lanes: [0; 4],
+            rebuild_lanes: [0; 4],
+            places: [Place::default(); 4],
+            outputs: [u32::MAX; 4],
+            min: [[0; 4]; 4],
+            extent: [[0; 4]; 4],
+            segment: SegmentPlan::EMPTY,
+        };
+        for (j, &(list, place, output)) in parts.iter().take(QUAD_LANES).enumerate() {
+            // Each lane's clip range as a vector of its components (any backend gives
+            // the same bits: the portable one serves them all).
+            let (min, extent) = if list == TrackList::Rotation4 {
+                bone::clip_range::<Portable, 4>(clip, list, &place)
+            } else {
+                bone::clip_range::<Portable, 3>(clip, list, &place)
+            };
+            let (min, extent) = (min.to_array(), extent.to_array());
+            let rotation = list.kind() == SubTrackKind::Rotation;
+            quad.four |= list == TrackList::Rotation4;
+            quad.rotations |= rotation;
+            quad.vectors |= !rotation;
+            quad.rebuilt |= list == TrackList::Rotation3;
+            let all = |b: bool| if b { u32::MAX } else { 0 };
+            for (to, v) in [
+                (&mut quad.rotation_lanes, all(rotation)),
+                (&mut quad.rebuild_lanes, all(list == TrackList::Rotation3)),
+                (&mut quad.outputs, output),
+            ] {
+                if let Some(slot) = to.get_mut(j) {
+                    *slot = v;
+                }
+            }
+            if let (Some(l), Some(p)) = (quad.lists.get_mut(j), quad.places.get_mut(j)) {
+                (*l, *p) = (list, place);
+            }
+            for m in 0..4 {
+                let (to, from) = if lanes == 1 { ((0, m), m) } else { ((m, j), m) };
+                for (rows, values) in [(&mut quad.min, &min), (&mut quad.extent, &extent)] {
+                    if let (Some(slot), Some(v)) = (rows.get_mut(to.0).and_then(|r| r.get_mut(to.1)), values.get(from))
+                    {
+                        *slot = v.to_bits();
+                    }
+                }
+            }
+        }
+        quad
+    }
+
+    /// Writes into `plan` what `key`'s segment gives the lanes. `after` is the quad
+    /// whose offset was found last in `key`'s frames: quads planned in the order of
+    /// their sub-tracks sum each bit rate once. Plain integer and `f32` arithmetic,
+    /// the same operations as the vectors of the whole pose do lane by lane: the same
+    /// bits.
+    #[inline(always)]
+    pub(crate) fn plan(&self, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>, plan: &mut SegmentPlan) {
+        plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
+    }
+
+    /// [`GatheredQuad::plan`] into [`GatheredQuad::segment`].
+    #[inline(always)]
+    pub(crate) fn replan(&mut self, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>) {
+        plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, &mut self.segment);
+    }
+
+    /// Decodes the lanes at `keys` blended by `alpha` into `out[outputs[j]]`: key 0
+    /// with [`GatheredQuad::segment`], key 1 with `segment1` (the same plan unless the
+    /// keys straddle a segment's end; unused when `alpha` is 0).
+    #[inline(always)]
+    pub(crate) fn decode<V: Lanes>(
+        &self,
+        keys: &[Key<'_>; 2],
+        alpha: f32,
+        segment1: &SegmentPlan,
+        out: &mut [Transform],
+    ) {
+        if self.lanes > 1 {
+            if self.four {
+                self.across::<V, 4>(keys, alpha, segment1, out);
+            } else {
+                self.across::<V, 3>(keys, alpha, segment1, out);
+            }
+            return;
+        }
+        match self.lists[0] {
+            TrackList::Rotation3 => self.alone::<V, ROTATION3, 3>(keys, alpha, segment1, out),
+            TrackList::Rotation4 => self.alone::<V, ROTATION4, 4>(keys, alpha, segment1, out),
+            TrackList::Translation => self.alone::<V, TRANSLATION, 3>(keys, alpha, segment1, out),
+            TrackList::Scale => self.alone::<V, SCALE, 3>(keys, alpha, segment1, out),
+        }
+    }
+
+    /// [`GatheredQuad::decode`] of two to four lanes, `R` rows of fields (4 when a lane
+    /// is a four-component rotation): one vector per component, as a whole pose
+    /// decodes a quad, finished as rotations and as translations or scales where
+    /// lanes are, and each lane stored as its list says.
+    #[inline(always)]
+    fn across<V: Lanes, const R: usize>(
+        &self,
+        keys: &[Key<'_>; 2],
+        alpha: f32,
+        segment1: &SegmentPlan,
+        out: &mut [Transform],
+    ) {
+        let interpolate = alpha != 0.0;
+        let rebuild_lanes = V::from_bits(self.rebuild_lanes);
+        let (k0, k1) = key_values::<V, R>(self, keys, interpolate, segment1);
+        let k0 = self.rebuilt_w(k0, rebuild_lanes);
+        let k1 = if interpolate { self.rebuilt_w(k1, rebuild_lanes) } else { k0 };
+        // Rotations: `w` already rebuilt where it is not stored.
+        let rotations = if self.rotations { finish_rotations(false, k0, k1, alpha) } else { k0 };
+        let vectors = if self.vectors && interpolate {
+            let [x0, y0, z0, _] = k0;
+            let [x1, y1, z1, _] = k1;
+            [lerp(x0, x1, alpha), lerp(y0, y1, alpha), lerp(z0, z1, alpha), V::splat(0.0)]
+        } else {
+            k0
+        };
+        let rows = if self.rotations && self.vectors {
+            let rotation_lanes = V::from_bits(self.rotation_lanes);
+            let [a, b, c, d] = rotations;
+            let [e, f, g, h] = vectors;
+            [
+                V::select(rotation_lanes, a, e),
+                V::select(rotation_lanes, b, f),
+                V::select(rotation_lanes, c, g),
+                V::select(rotation_lanes, d, h),
+            ]
+        } else if self.rotations {
+            rotations
+        } else {
+            vectors
+        };
+        let [a, b, c, d] = V::transpose(rows);
+        // Written out, not looped: the values stay in registers.
+        self.put::<V>(0, a, out);
+        self.put::<V>(1, b, out);
+        if self.lanes > 2 {
+            self.put::<V>(2, c, out);
+        }
+        if self.lanes > 3 {
+            self.put::<V>(3, d, out);
+        }
+    }
+
+    /// Key values with `w` rebuilt in the lanes of three-component rotations.
+    #[inline(always)]
+    fn rebuilt_w<V: Lanes>(&self, [x, y, z, w]: [V; 4], rebuild_lanes: V) -> [V; 4] {
+        if self.rebuilt {
+            [x, y, z, V::select(rebuild_lanes, rebuild_w(x, y, z), w)]
+        } else {
+            [x, y, z, w]
+        }
+    }
+
+    /// Stores lane `j`'s finished value in the part its list names of its output.
+    #[inline(always)]
+    fn put<V: Lanes>(&self, j: usize, value: V, out: &mut [Transform]) {
+        let output = self.outputs.get(j).copied().unwrap_or(u32::MAX) as usize;
+        if let (Some(t), Some(list)) = (out.get_mut(output), self.lists.get(j)) {
+            match list {
+                TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
+                TrackList::Translation => t.translation = value.to_vec3(),
+                TrackList::Scale => t.scale = value.to_vec3(),
+            }
+        }
+    }
+
+    /// [`GatheredQuad::decode`] of one lane of list `L` (`C` components): its
+    /// components in the lanes of one vector, as a single bone is decoded.
+    #[inline(always)]
+    fn alone<V: Lanes, const L: usize, const C: usize>(
+        &self,
+        keys: &[Key<'_>; 2],
+        alpha: f32,
+        segment1: &SegmentPlan,
+        out: &mut [Transform],
+    ) {
+        let ([v0, ..], [v1, ..]) = key_values::<V, 1>(self, keys, alpha != 0.0, segment1);
+        let v = if TrackList::from_index(L).kind() == SubTrackKind::Rotation {
+            finish_rotation(C == 3, v0, v1, alpha)
+        } else if alpha != 0.0 {
+            lerp(v0, v1, alpha)
+        } else {
+            v0
+        };
+        if let Some(t) = out.get_mut(self.outputs[0] as usize) {
+            write::<V, L>(v, t);
+        }
+    }
+}
+
+/// [`GatheredQuad::plan`] of the quad of `lanes` lanes at `places`, of `lists`.
+#[inline(always)]
+fn plan_lanes(
+    lanes: u8,
+    places: &[Place; 4],
+    lists: &[TrackList; 4],
+    clip: &Clip<'_>,
+    key: &Key<'_>,
+    after: &mut Option<QuadOffset>,
+    plan: &mut SegmentPlan,
+) {
+    let bytes = clip.bytes;
+    let ranged = clip.segment_count > 1;
+    // Where component `m` of lane `j` goes: row `m`, lane `j`; with one lane, row
+    // 0, lane `m` (`(m & rows) · 4 + (m & columns | j)`).
+    let (rows, columns) = if lanes == 1 { (0, 3) } else { (3, 0) };
+    *plan = SegmentPlan::EMPTY;
+    let SegmentPlan { starts, masks, scale, raw, lo, hi } = plan;
+    let (starts, lo, hi) = (starts.as_flattened_mut(), lo.as_flattened_mut(), hi.as_flattened_mut());
+    for (j, (place, list)) in places.iter().zip(lists).enumerate().take(usize::from(lanes)) {
+        let components = list.components() as usize;
+        let quad_lanes = usize::from(place.lanes);
+        let rates_at = key.rates.wrapping_add(place.first as usize);
+        let word = match u32_at(bytes, rates_at) {
+            // Only the quad's own rates (the bytes past its last lane are another's).
+            Some(word) => word & (u32::MAX >> ((QUAD_LANES.saturating_sub(quad_lanes) << 3) & 31)),
+            None => rate_word(bytes, rates_at, quad_lanes),
+        };
+        let shift = (u32::from(place.lane) << 3) & 31;
+        let rate = (word >> shift) & 0xff;
+        // Byte `k` of the first product is the sum of the rates before lane `k`;
+        // the top byte of the second is the sum of all four (at most 32 each).
+        let in_run = (word.wrapping_mul(0x0101_0100) >> shift) & 0xff;
+        let width = word.wrapping_mul(0x0101_0101) >> 24;
+        let offset = frame_offset_after(clip, key, place, *after);
+        *after = Some(place.offset_at(offset));
+        // A key frame's bits fit in 32 (its size is stored as a `u32`).
+        let base = (offset as u32).wrapping_add(in_run);
+        let quantised = rate > 0 && rate < 32;
+        let lane_scale = if quantised { RECIPROCALS.get((rate & 31) as usize).copied().unwrap_or(0.0) } else { 0.0 };
+        let lane = [field_mask(rate), lane_scale.to_bits(), if rate >= 32 { u32::MAX } else { 0 }];
+        // The lane's segment range bytes: `lo` of component `m` at
+        // `m·lanes + lane` from the quad's, `hi` at `(C + m)·lanes + lane`.
+        let lo_at = key.segment_ranges.wrapping_add((place.before as usize) << 1).wrapping_add(usize::from(place.lane));
+        let hi_at = lo_at.wrapping_add(components.wrapping_mul(quad_lanes));
+        let byte = |at: usize| f32::from(bytes.get(at).copied().unwrap_or(0));
+        for m in 0..components.min(4) {
+            let column = (m & columns) | j;
+            let cell = ((m & rows) << 2) | column;
+            // Rows past the list's components keep the lane's first bit (in
+            // bounds; never used).
+            if let Some(start) = starts.get_mut(cell) {
+                *start = base.wrapping_add(width.wrapping_mul(m as u32));
+            }
+            for (to, v) in [(&mut *masks, lane[0]), (&mut *scale, lane[1]), (&mut *raw, lane[2])] {
+                if let Some(slot) = to.get_mut(column) {
+                    *slot = v;
+                }
+            }
+            if ranged {
+                let step = m.wrapping_mul(quad_lanes);
+                let (b_lo, b_hi) = (byte(lo_at.wrapping_add(step)), byte(hi_at.wrapping_add(step)));
+                let (l, h) = if rate == 0 {
+                    // The segment's constant: `(lo + 256 · hi) · K16`, as
+                    // `SegmentRange::constant` computes it.
+                    ((b_lo + b_hi * 256.0) * WORD_SCALE, 0.0)
+                } else {
+                    (b_lo * BYTE_SCALE, b_hi * BYTE_SCALE)
+                };
+                if let (Some(to_lo), Some(to_hi)) = (lo.get_mut(cell), hi.get_mut(cell)) {
+                    (*to_lo, *to_hi) = (l.to_bits(), h.to_bits());
+                }
+            }
+        }
+        if components < 4 && columns == 0 {
+            // Row 3 of a three-component lane: its first bit again.
+            if let Some(start) = starts.get_mut(12 | j) {
+                *start = base;
+            }
+        }
+    }
+}
+
+/// The first `R` rows of a gathered quad's values at key 0 and key 1 (key 0's again
+/// unless `interpolate`), with its plan and `segment1` (rows from `R` on zero): each
+/// lane's field read where it lies, dequantised through its segment range and the
+/// clip range, raw lanes' bits kept. Both keys' rows side by side, which share the
+/// clip range (and the rest of the plan when the keys share a segment).
+#[inline(always)]
+fn key_values<V: Lanes, const R: usize>(
+    quad: &GatheredQuad,
+    [key0, key1]: &[Key<'_>; 2],
+    interpolate: bool,
+    segment1: &SegmentPlan,
+) -> ([V; 4], [V; 4]) {
+    let (p0, p1) = (&quad.segment, segment1);
+    let q0 = V::fields_at::<R>(key0.samples, key0.frame_bit, &p0.starts, V::from_bits(p0.masks));
+    let q1 = if interpolate {
+        V::fields_at::<R>(key1.samples, key1.frame_bit, &p1.starts, V::from_bits(p1.masks))
+    } else {
+        q0
+    };
+    let (scale0, raw0) = (V::from_bits(p0.scale), V::from_bits(p0.raw));
+    let (scale1, raw1) = (V::from_bits(p1.scale), V::from_bits(p1.raw));
+    let zero = V::splat(0.0);
+    // Written out rather than mapped, so that each row's index is a constant.
+    let row = |m: usize| {
+        if m >= R {
+            return (zero, zero);
+        }
+        let at = |rows: &[[u32; 4]; 4]| rows.get(m).copied().unwrap_or([0; 4]);
+        let q = |q: &[V; 4]| q.get(m).copied().unwrap_or(zero);
+        let (min, extent) = (at(&quad.min), at(&quad.extent));
+        let v0 = value(q(&q0), scale0, raw0, [at(&p0.lo), at(&p0.hi), min, extent]);
+        let v1 = if interpolate { value(q(&q1), scale1, raw1, [at(&p1.lo), at(&p1.hi), min, extent]) } else { v0 };
+        (v0, v1)
+    };
+    let ((x0, x1), (y0, y1), (z0, z1), (w0, w1)) = (row(0), row(1), row(2), row(3));
+    ([x0, y0, z0, w0], [x1, y1, z1, w1])
+}
+
+/// One row of [`key_values`]: the fields `q` through their scale, segment range and clip
+/// range (`lo · K8`, `hi · K8`, minimum, extent, as bits), `q` itself where `raw`.
+#[inline(always)]
+fn value<V: Lanes>(q: V, scale: V, raw: V, [lo, hi, min, extent]: [[u32; 4]; 4]) -> V {
+    let segment = SegmentRange::scaled(V::from_bits(lo), V::from_bits(hi));
+    let v = dequantize(q.integers_to_floats(), scale, Some(&segment), V::from_bits(min), V::from_bits(extent));
+    V::select(raw, q, v)
+}
