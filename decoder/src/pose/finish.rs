@@ -33,13 +33,8 @@ pub(crate) fn finish_rotations<V: Lanes>(rebuild: bool, k0: [V; 4], k1: [V; 4], 
     let d = x.mul(x).add(y.mul(y)).add(z.mul(z)).add(w.mul(w));
     let ok = d.gt(V::splat(0.0)).and(d.lt(V::splat(f32::INFINITY)));
     let inv = V::splat(1.0).div(d.sqrt());
-    let zero = V::splat(0.0);
-    [
-        V::select(ok, x.mul(inv), zero),
-        V::select(ok, y.mul(inv), zero),
-        V::select(ok, z.mul(inv), zero),
-        V::select(ok, w.mul(inv), V::splat(1.0)),
-    ]
+    // (`v & ok` is `select(ok, v, 0)`: `ok` is all ones or zero in each lane.)
+    [x.mul(inv).and(ok), y.mul(inv).and(ok), z.mul(inv).and(ok), V::select(ok, w.mul(inv), V::splat(1.0))]
 }
 
 /// One rotation finished exactly as [`finish_rotations`] finishes each of its lanes

@@ -59,8 +59,10 @@ pub(crate) struct GatheredQuad {
     /// is lane `j`'s component `m`; with one lane, row 0 holds its components.
     min: [[u32; 4]; 4],
     extent: [[u32; 4]; 4],
-    /// What the segment of the subset's last keys gives the lanes.
-    pub(crate) segment: SegmentPlan,
+    /// What two segments give the lanes: those of the subset's last keys (both keys'
+    /// when they straddle a segment's end, so that playing on into the next segment
+    /// finds its plan made).
+    segments: [SegmentPlan; 2],
 }
 
 /// What one segment gives a [`GatheredQuad`]'s lanes, laid out as its clip ranges
@@ -113,7 +115,7 @@ impl GatheredQuad {
             outputs: [u32::MAX; 4],
             min: [[0; 4]; 4],
             extent: [[0; 4]; 4],
-            segment: SegmentPlan::EMPTY,
+            segments: [SegmentPlan::EMPTY; 2],
         };
         for (j, &(list, place, output)) in parts.iter().take(QUAD_LANES).enumerate() {
             // Each lane's clip range as a vector of its components (any backend gives
@@ -155,46 +157,42 @@ impl GatheredQuad {
         quad
     }
 
-    /// Writes into `plan` what `key`'s segment gives the lanes. `after` is the quad
-    /// whose offset was found last in `key`'s frames: quads planned in the order of
-    /// their sub-tracks sum each bit rate once. Plain integer and `f32` arithmetic,
+    /// Writes into plan `slot` (0 or 1) of the two it keeps what `key`'s segment
+    /// gives the lanes. `after` is the quad whose offset was found last in `key`'s
+    /// frames: quads planned in the order of their sub-tracks sum each bit rate once. Plain integer and `f32` arithmetic,
     /// the same operations as the vectors of the whole pose do lane by lane: the same
     /// bits.
     #[inline(always)]
-    pub(crate) fn plan(&self, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>, plan: &mut SegmentPlan) {
-        plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
+    pub(crate) fn replan(&mut self, slot: usize, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>) {
+        if let Some(plan) = self.segments.get_mut(slot) {
+            plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
+        }
     }
 
-    /// [`GatheredQuad::plan`] into [`GatheredQuad::segment`].
+    /// Plan `slot` of the two it keeps.
     #[inline(always)]
-    pub(crate) fn replan(&mut self, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>) {
-        plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, &mut self.segment);
+    fn segment(&self, slot: usize) -> &SegmentPlan {
+        self.segments.get(slot & 1).unwrap_or(&SegmentPlan::EMPTY)
     }
 
-    /// Decodes the lanes at `keys` blended by `alpha` into `out[outputs[j]]`: key 0
-    /// with [`GatheredQuad::segment`], key 1 with `segment1` (the same plan unless the
-    /// keys straddle a segment's end; unused when `alpha` is 0).
+    /// Decodes the lanes at `keys` blended by `alpha` into `out[outputs[j]]`, each key
+    /// with its plan of `slots` (the same unless the keys straddle a segment's end;
+    /// key 1's unused when `alpha` is 0).
     #[inline(always)]
-    pub(crate) fn decode<V: Lanes>(
-        &self,
-        keys: &[Key<'_>; 2],
-        alpha: f32,
-        segment1: &SegmentPlan,
-        out: &mut [Transform],
-    ) {
+    pub(crate) fn decode<V: Lanes>(&self, keys: &[Key<'_>; 2], alpha: f32, slots: [usize; 2], out: &mut [Transform]) {
         if self.lanes > 1 {
             if self.four {
-                self.across::<V, 4>(keys, alpha, segment1, out);
+                self.across::<V, 4>(keys, alpha, slots, out);
             } else {
-                self.across::<V, 3>(keys, alpha, segment1, out);
+                self.across::<V, 3>(keys, alpha, slots, out);
             }
             return;
         }
         match self.lists[0] {
-            TrackList::Rotation3 => self.alone::<V, ROTATION3, 3>(keys, alpha, segment1, out),
-            TrackList::Rotation4 => self.alone::<V, ROTATION4, 4>(keys, alpha, segment1, out),
-            TrackList::Translation => self.alone::<V, TRANSLATION, 3>(keys, alpha, segment1, out),
-            TrackList::Scale => self.alone::<V, SCALE, 3>(keys, alpha, segment1, out),
+            TrackList::Rotation3 => self.alone::<V, ROTATION3, 3>(keys, alpha, slots, out),
+            TrackList::Rotation4 => self.alone::<V, ROTATION4, 4>(keys, alpha, slots, out),
+            TrackList::Translation => self.alone::<V, TRANSLATION, 3>(keys, alpha, slots, out),
+            TrackList::Scale => self.alone::<V, SCALE, 3>(keys, alpha, slots, out),
         }
     }
 
@@ -207,12 +205,12 @@ impl GatheredQuad {
         &self,
         keys: &[Key<'_>; 2],
         alpha: f32,
-        segment1: &SegmentPlan,
+        slots: [usize; 2],
         out: &mut [Transform],
     ) {
         let interpolate = alpha != 0.0;
         let rebuild_lanes = V::from_bits(self.rebuild_lanes);
-        let (k0, k1) = key_values::<V, R>(self, keys, interpolate, segment1);
+        let (k0, k1) = key_values::<V, R>(self, keys, interpolate, slots);
         let k0 = self.rebuilt_w(k0, rebuild_lanes);
         let k1 = if interpolate { self.rebuilt_w(k1, rebuild_lanes) } else { k0 };
         // Rotations: `w` already rebuilt where it is not stored.
@@ -281,10 +279,10 @@ impl GatheredQuad {
         &self,
         keys: &[Key<'_>; 2],
         alpha: f32,
-        segment1: &SegmentPlan,
+        slots: [usize; 2],
         out: &mut [Transform],
     ) {
-        let ([v0, ..], [v1, ..]) = key_values::<V, 1>(self, keys, alpha != 0.0, segment1);
+        let ([v0, ..], [v1, ..]) = key_values::<V, 1>(self, keys, alpha != 0.0, slots);
         let v = if TrackList::from_index(L).kind() == SubTrackKind::Rotation {
             finish_rotation(C == 3, v0, v1, alpha)
         } else if alpha != 0.0 {
@@ -298,7 +296,7 @@ impl GatheredQuad {
     }
 }
 
-/// [`GatheredQuad::plan`] of the quad of `lanes` lanes at `places`, of `lists`.
+/// [`GatheredQuad::replan`] of the quad of `lanes` lanes at `places`, of `lists`.
 #[inline(always)]
 fn plan_lanes(
     lanes: u8,
@@ -382,7 +380,7 @@ fn plan_lanes(
 }
 
 /// The first `R` rows of a gathered quad's values at key 0 and key 1 (key 0's again
-/// unless `interpolate`), with its plan and `segment1` (rows from `R` on zero): each
+/// unless `interpolate`), each with its plan of `slots` (rows from `R` on zero): each
 /// lane's field read where it lies, dequantised through its segment range and the
 /// clip range, raw lanes' bits kept. Both keys' rows side by side, which share the
 /// clip range (and the rest of the plan when the keys share a segment).
@@ -391,9 +389,9 @@ fn key_values<V: Lanes, const R: usize>(
     quad: &GatheredQuad,
     [key0, key1]: &[Key<'_>; 2],
     interpolate: bool,
-    segment1: &SegmentPlan,
+    slots: [usize; 2],
 ) -> ([V; 4], [V; 4]) {
-    let (p0, p1) = (&quad.segment, segment1);
+    let (p0, p1) = (quad.segment(slots[0]), quad.segment(slots[1]));
     let q0 = V::fields_at::<R>(key0.samples, key0.frame_bit, &p0.starts, V::from_bits(p0.masks));
     let q1 = if interpolate {
         V::fields_at::<R>(key1.samples, key1.frame_bit, &p1.starts, V::from_bits(p1.masks))

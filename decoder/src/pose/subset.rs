@@ -11,16 +11,17 @@
 //!   default parts already finished (so they cost a copy), and its animated
 //!   sub-tracks gathered four to a vector whatever quads and lists they come from
 //!   ([`GatheredQuad`]), so that they decode side by side as a quad of the whole pose
-//!   does. It also keeps what the keys' segment gave those sub-tracks on the last
-//!   frame (each one's place in a key frame, field mask and scale, segment ranges),
-//!   so that a frame in the same segment finds none of it again: decoding takes the
+//!   does. It also keeps what the last keys' segments gave those sub-tracks (each
+//!   one's place in a key frame, field mask and scale, segment ranges), for two
+//!   segments, so that a frame in the same segments finds none of it again, and
+//!   playing across a segment's end plans the next segment once: decoding takes the
 //!   plan `&mut`.
 
 use crate::error::Error;
 use crate::format::clip::Clip;
 use crate::format::{bitset_index, TrackList, QUAD_LANES};
 use crate::pose::bone;
-use crate::pose::gathered_quad::{GatheredQuad, SegmentPlan};
+use crate::pose::gathered_quad::GatheredQuad;
 use crate::seek::Key;
 use crate::simd::scalar::F32x4 as Portable;
 use crate::simd::Lanes;
@@ -30,9 +31,9 @@ use crate::transform::Transform;
 /// documentation): at most `N` bones, ascending, which is the order of the output.
 /// Lives on the caller's stack or in its structures; allocates nothing.
 ///
-/// Size on 64-bit targets: 556 bytes per bone of capacity (its transform, and room
-/// for the gathered quads of its animated sub-tracks) and 48 more (a `Subset<16>` is
-/// 8,944 bytes; checked by a test).
+/// Size on 64-bit targets: 796 bytes per bone of capacity (its transform, and room
+/// for the gathered quads of its animated sub-tracks with their plans for two
+/// segments) and 64 more (a `Subset<16>` is 12,800 bytes; checked by a test).
 #[derive(Clone, Debug)]
 pub struct Subset<const N: usize> {
     /// Each bone's transform with every part that does not change with time already
@@ -45,9 +46,11 @@ pub struct Subset<const N: usize> {
     /// The clip it was built for (its bytes' address and length), so that a plan is
     /// never applied to another clip.
     clip: (usize, usize),
-    /// The segment (by where its bit rates start) the quads' plans are for
-    /// (`usize::MAX`: none yet).
-    segment: usize,
+    /// The segments (by where their bit rates start) the quads' two plans are for
+    /// (`usize::MAX`: none yet), and the plan key 0 did not use last (the one a new
+    /// segment replaces).
+    segments: [usize; 2],
+    spare: usize,
 }
 
 impl<const N: usize> Subset<N> {
@@ -78,7 +81,8 @@ impl<const N: usize> Subset<N> {
             };
             fixed.push(t).map_err(|_| full())?;
         }
-        let mut subset = Subset { fixed, quads: heapless::Vec::new(), clip: identity(clip), segment: usize::MAX };
+        let mut subset =
+            Subset { fixed, quads: heapless::Vec::new(), clip: identity(clip), segments: [usize::MAX; 2], spare: 0 };
         // The animated sub-tracks, list by list, gathered four at a time.
         let mut parts: heapless::Vec<(TrackList, bone::Place, u32), QUAD_LANES> = heapless::Vec::new();
         for list in TrackList::ALL {
@@ -133,42 +137,60 @@ impl<const N: usize> Subset<N> {
     }
 
     /// Decodes the bones into `out[i]` for the `i`-th bone (checked by
-    /// [`Subset::check`]), first planning the gathered quads for key 0's segment when
-    /// it is not the last frame's. Keys straddling a segment's end (key 1 in the next
-    /// segment, with a weight) plan key 1's segment quad by quad, on the stack.
+    /// [`Subset::check`]), first planning the gathered quads for the keys' segments
+    /// when they have no plan: key 0's replaces the plan it did not use last (or,
+    /// when the keys straddle a segment's end, the one not for key 1's segment); key
+    /// 1's, when it lies in another segment and weighs something, the other. Played
+    /// forward, each segment is planned once: the plan made for key 1 across a
+    /// segment's end is key 0's in the frames after.
     #[inline(always)]
     pub(crate) fn decode<V: Lanes>(&mut self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
         let [key0, key1] = keys;
-        if self.segment != key0.rates {
-            self.plan::<V>(clip, key0);
-        }
+        let straddle = alpha != 0.0 && key1.rates != key0.rates;
+        let slot_of = |segments: &[usize; 2], rates: usize| segments.iter().position(|&s| s == rates);
+        let slot0 = match slot_of(&self.segments, key0.rates) {
+            Some(slot) => slot,
+            None => {
+                let slot = match slot_of(&self.segments, key1.rates) {
+                    Some(taken) if straddle => taken ^ 1,
+                    _ => self.spare & 1,
+                };
+                self.plan::<V>(clip, key0, slot);
+                slot
+            }
+        };
+        self.spare = slot0 ^ 1;
+        let slot1 = if !straddle {
+            slot0
+        } else {
+            match slot_of(&self.segments, key1.rates) {
+                Some(slot) => slot,
+                None => {
+                    self.plan::<V>(clip, key1, self.spare);
+                    self.spare
+                }
+            }
+        };
         for (t, fixed) in out.iter_mut().zip(self.fixed.iter()) {
             *t = *fixed;
         }
-        if alpha != 0.0 && key1.rates != key0.rates {
-            let mut after = None;
-            let mut segment1 = SegmentPlan::EMPTY;
-            for quad in self.quads.iter() {
-                quad.plan(clip, key1, &mut after, &mut segment1);
-                quad.decode::<V>(keys, alpha, &segment1, out);
-            }
-        } else {
-            for quad in self.quads.iter() {
-                quad.decode::<V>(keys, alpha, &quad.segment, out);
-            }
+        for quad in self.quads.iter() {
+            quad.decode::<V>(keys, alpha, [slot0, slot1], out);
         }
     }
 
-    /// Plans every gathered quad for `key`'s segment. (Inlined into the backend's
-    /// code: a function of its own would be compiled without the backend's target
-    /// features.)
+    /// Plans every gathered quad for `key`'s segment into plan `slot`. (Inlined into
+    /// the backend's code: a function of its own would be compiled without the
+    /// backend's target features.)
     #[inline(always)]
-    fn plan<V: Lanes>(&mut self, clip: &Clip<'_>, key: &Key<'_>) {
+    fn plan<V: Lanes>(&mut self, clip: &Clip<'_>, key: &Key<'_>, slot: usize) {
         let mut after = None;
         for quad in self.quads.iter_mut() {
-            quad.replan(clip, key, &mut after);
+            quad.replan(slot, clip, key, &mut after);
         }
-        self.segment = key.rates;
+        if let Some(segment) = self.segments.get_mut(slot) {
+            *segment = key.rates;
+        }
     }
 }
 
