@@ -315,7 +315,8 @@ fn plan_lanes(
     *plan = SegmentPlan::EMPTY;
     let SegmentPlan { starts, masks, scale, raw, lo, hi } = plan;
     let (starts, lo, hi) = (starts.as_flattened_mut(), lo.as_flattened_mut(), hi.as_flattened_mut());
-    for (j, (place, list)) in places.iter().zip(lists).enumerate().take(usize::from(lanes)) {
+    for j in 0..usize::from(lanes).min(QUAD_LANES) {
+        let (Some(place), Some(list)) = (places.get(j), lists.get(j)) else { break };
         let components = list.components() as usize;
         let quad_lanes = usize::from(place.lanes);
         let rates_at = key.rates.wrapping_add(place.first as usize);
@@ -350,11 +351,6 @@ fn plan_lanes(
             if let Some(start) = starts.get_mut(cell) {
                 *start = base.wrapping_add(width.wrapping_mul(m as u32));
             }
-            for (to, v) in [(&mut *masks, lane[0]), (&mut *scale, lane[1]), (&mut *raw, lane[2])] {
-                if let Some(slot) = to.get_mut(column) {
-                    *slot = v;
-                }
-            }
             if ranged {
                 let step = m.wrapping_mul(quad_lanes);
                 let (b_lo, b_hi) = (byte(lo_at.wrapping_add(step)), byte(hi_at.wrapping_add(step)));
@@ -369,6 +365,18 @@ fn plan_lanes(
                     (*to_lo, *to_hi) = (l.to_bits(), h.to_bits());
                 }
             }
+        }
+        // The lane's field mask, scale and raw mask: lane `j` of each; with one
+        // lane, the lanes of its components.
+        if columns == 0 {
+            if let (Some(m), Some(s), Some(r)) = (masks.get_mut(j), scale.get_mut(j), raw.get_mut(j)) {
+                (*m, *s, *r) = (lane[0], lane[1], lane[2]);
+            }
+        } else {
+            let live = |m: usize, v: u32| if m < components { v } else { 0 };
+            *masks = [lane[0], lane[0], lane[0], live(3, lane[0])];
+            *scale = [lane[1], lane[1], lane[1], live(3, lane[1])];
+            *raw = [lane[2], lane[2], lane[2], live(3, lane[2])];
         }
         if components < 4 && columns == 0 {
             // Row 3 of a three-component lane: its first bit again.
