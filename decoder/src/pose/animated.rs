@@ -9,7 +9,7 @@
 use crate::format::bytes::f32_at;
 use crate::format::clip::Clip;
 use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES, ROTATION_BASE, ROTATION_STEP};
-use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
+use crate::pose::finish::{finish_rotations, finish_single, lerp};
 use crate::pose::lists::{put, put_lanes, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
@@ -166,13 +166,7 @@ fn single<V: Lanes, const L: usize, const C: usize, const RANGED: bool, const SA
     };
     bits[0] = bits[0].wrapping_add(u64::from(rate0).wrapping_mul(C as u64));
     bits[1] = bits[1].wrapping_add(u64::from(rate1).wrapping_mul(C as u64));
-    let value = if TrackList::from_index(L).kind() == SubTrackKind::Rotation {
-        finish_rotation(C == 3, v0, v1, alpha)
-    } else if alpha != 0.0 {
-        lerp(v0, v1, alpha)
-    } else {
-        v0
-    };
+    let value = finish_single::<V, L, C>(v0, v1, alpha);
     put::<V, L>(value, bones, out);
 }
 

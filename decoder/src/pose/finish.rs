@@ -78,6 +78,21 @@ pub(crate) fn finish_rotation<V: Lanes>(rebuild: bool, q0: V, q1: V, alpha: f32)
     }
 }
 
+/// One sub-track of list `L` (`C` components) finished from its values at key 0 and
+/// key 1, given as `x, y, z, w` in one vector each: a rotation as
+/// [`finish_rotation`] finishes it, a translation or scale interpolated (key 0's
+/// alone when `alpha` is 0). What every path that decodes a sub-track alone shares.
+#[inline(always)]
+pub(crate) fn finish_single<V: Lanes, const L: usize, const C: usize>(v0: V, v1: V, alpha: f32) -> V {
+    if crate::format::TrackList::from_index(L).kind() == crate::format::SubTrackKind::Rotation {
+        finish_rotation(C == 3, v0, v1, alpha)
+    } else if alpha != 0.0 {
+        lerp(v0, v1, alpha)
+    } else {
+        v0
+    }
+}
+
 /// `v0 + (v1 − v0) · α`, lane by lane.
 #[inline(always)]
 pub(crate) fn lerp<V: Lanes>(v0: V, v1: V, alpha: f32) -> V {

@@ -23,7 +23,7 @@ use crate::format::bytes::u32_at;
 use crate::format::clip::Clip;
 use crate::format::{field_mask, SubTrackKind, TrackList, QUAD_LANES};
 use crate::pose::bone::{self, frame_offset_after, Place, QuadOffset};
-use crate::pose::finish::{finish_rotation, finish_rotations, lerp};
+use crate::pose::finish::{finish_rotations, finish_single, lerp};
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::scalar::F32x4 as Portable;
@@ -283,13 +283,7 @@ impl GatheredQuad {
         out: &mut [Transform],
     ) {
         let ([v0, ..], [v1, ..]) = key_values::<V, 1>(self, keys, alpha != 0.0, slots);
-        let v = if TrackList::from_index(L).kind() == SubTrackKind::Rotation {
-            finish_rotation(C == 3, v0, v1, alpha)
-        } else if alpha != 0.0 {
-            lerp(v0, v1, alpha)
-        } else {
-            v0
-        };
+        let v = finish_single::<V, L, C>(v0, v1, alpha);
         if let Some(t) = out.get_mut(self.outputs[0] as usize) {
             write::<V, L>(v, t);
         }

@@ -21,9 +21,9 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use crate::format::bytes::bits_from;
 use crate::format::clip::Clip;
-use crate::format::{bitset_index, SubTrackKind, TrackList, QUAD_LANES};
+use crate::format::{bitset_index, TrackList, QUAD_LANES};
 use crate::pose::animated::{quad_bits, range_grid, store};
-use crate::pose::finish::{finish_rotation, lerp};
+use crate::pose::finish::finish_single;
 use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::Lanes;
@@ -336,13 +336,7 @@ fn planned_alone<V: Lanes, const L: usize, const C: usize, const RANGED: bool, c
     let [key0, key1] = keys;
     let v0 = alone_value::<V, C, RAW>(p, key0, segment.as_ref(), min, extent);
     let v1 = if alpha == 0.0 { v0 } else { alone_value::<V, C, RAW>(p, key1, segment.as_ref(), min, extent) };
-    let v = if TrackList::from_index(L).kind() == SubTrackKind::Rotation {
-        finish_rotation(C == 3, v0, v1, alpha)
-    } else if alpha != 0.0 {
-        lerp(v0, v1, alpha)
-    } else {
-        v0
-    };
+    let v = finish_single::<V, L, C>(v0, v1, alpha);
     if let Some(t) = out.get_mut(p.bones[0] as usize) {
         write::<V, L>(v, t);
     }
