@@ -177,6 +177,15 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "sample: %s: bone %u alone differs from the pose\n", path, b);
                 return 1;
             }
+            /* The bone and the first, listed together. */
+            const uint32_t listed[2] = {b, 0};
+            OssaTransform two[2];
+            status = ossa_sampler_bones(&sampler, listed, 2, two, 2);
+            if (status != OSSA_STATUS_OK) return fail(path, status);
+            if (memcmp(&two[0], &pose[b], value_bytes) != 0 || memcmp(&two[1], &pose[0], value_bytes) != 0) {
+                fprintf(stderr, "sample: %s: bones %u and 0 listed differ from the pose\n", path, b);
+                return 1;
+            }
             const float *v = pose[b].rotation;
             printf("%08x %u:", bits(time), b);
             for (int i = 0; i < 4; i++) printf(" %08x", bits(v[i]));

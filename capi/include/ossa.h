@@ -243,6 +243,21 @@ enum OssaStatus ossa_sampler_pose(const struct OssaSampler *sampler,
                                   struct OssaTransform *out,
                                   size_t out_len);
 
+// Decodes the bones `bones[0 .. count]` (any order, repeats allowed) at the
+// sampler's position into `out[i]` for `bones[i]`, each as `ossa_sampler_bone`
+// does: partial decoding, at a cost that follows the bones asked for. Every index is
+// checked before anything is written: on `BoneOutOfRange` `out` is untouched.
+//
+// # Safety
+// `sampler` is null or points to an `OssaSampler`; `bones` is null or points to
+// `count` readable `uint32_t`; `out` is null or points to `out_len` writable
+// `OssaTransform`s.
+enum OssaStatus ossa_sampler_bones(const struct OssaSampler *sampler,
+                                   const uint32_t *bones,
+                                   size_t count,
+                                   struct OssaTransform *out,
+                                   size_t out_len);
+
 // Decodes bone `bone` alone at the sampler's position into `*out`.
 //
 // # Safety

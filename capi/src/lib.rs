@@ -431,6 +431,59 @@ pub(crate) fn pose_through_buffer(sampler: &Sampler<'_>, out: &mut [OssaTransfor
 /// Transforms decoded at once on the stack by [`ossa_sampler_pose`] (6 KiB).
 const POSE_BUFFER: usize = 128;
 
+/// Decodes the bones `bones[0 .. count]` (any order, repeats allowed) at the
+/// sampler's position into `out[i]` for `bones[i]`, each as `ossa_sampler_bone`
+/// does: partial decoding, at a cost that follows the bones asked for. Every index is
+/// checked before anything is written: on `BoneOutOfRange` `out` is untouched.
+///
+/// # Safety
+/// `sampler` is null or points to an `OssaSampler`; `bones` is null or points to
+/// `count` readable `uint32_t`; `out` is null or points to `out_len` writable
+/// `OssaTransform`s.
+#[no_mangle]
+pub unsafe extern "C" fn ossa_sampler_bones(
+    sampler: *const OssaSampler,
+    bones: *const u32,
+    count: usize,
+    out: *mut OssaTransform,
+    out_len: usize,
+) -> OssaStatus {
+    // SAFETY: forwarded contract.
+    let sampler = match unsafe { get(sampler) } {
+        Ok(s) => &s.sampler,
+        Err(status) => return status,
+    };
+    if out.is_null() || (bones.is_null() && count > 0) {
+        return OssaStatus::NullPointer;
+    }
+    if out_len < count {
+        return OssaStatus::OutputTooSmall;
+    }
+    if count == 0 {
+        return OssaStatus::Ok;
+    }
+    // SAFETY: not null, and `count` readable indices and `out_len` ≥ `count` writable
+    // transforms by the contract above.
+    let (bones, out) =
+        unsafe { (core::slice::from_raw_parts(bones, count), core::slice::from_raw_parts_mut(out, count)) };
+    let bone_count = sampler.clip().bone_count();
+    if bones.iter().any(|&b| b >= bone_count) {
+        return OssaStatus::BoneOutOfRange;
+    }
+    // Decoded on the stack in groups, then converted: no allocation.
+    let mut buffer = [Transform::IDENTITY; POSE_BUFFER];
+    for (list, out) in bones.chunks(POSE_BUFFER).zip(out.chunks_mut(POSE_BUFFER)) {
+        let decoded = &mut buffer[..list.len()];
+        if let Err(e) = sampler.decompress_bones(list, decoded) {
+            return e.into();
+        }
+        for (o, t) in out.iter_mut().zip(decoded.iter()) {
+            *o = (*t).into();
+        }
+    }
+    OssaStatus::Ok
+}
+
 /// Decodes bone `bone` alone at the sampler's position into `*out`.
 ///
 /// # Safety

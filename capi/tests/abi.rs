@@ -8,8 +8,8 @@ use std::mem::MaybeUninit;
 
 use common::{aligned, golden, view};
 use ossa_c::{
-    ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_duration, ossa_sampler_init, ossa_sampler_pose,
-    ossa_sampler_seek, ossa_status_message, OssaRounding, OssaSampler, OssaStatus, OssaTransform,
+    ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_bones, ossa_sampler_duration, ossa_sampler_init,
+    ossa_sampler_pose, ossa_sampler_seek, ossa_status_message, OssaRounding, OssaSampler, OssaStatus, OssaTransform,
 };
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 
@@ -65,6 +65,16 @@ fn golden_clips_decode_through_the_abi_as_through_the_decoder() {
                     // SAFETY: as above, one writable transform.
                     assert_eq!(unsafe { ossa_sampler_bone(&*sampler, b as u32, &mut one) }, OssaStatus::Ok);
                     assert_eq!(&one, o);
+                }
+                // A list in any order, with a repeat: each as its bone in the pose.
+                let list: Vec<u32> = (0..bones as u32).rev().chain([0]).collect();
+                let mut some = vec![OssaTransform::default(); list.len()];
+                // SAFETY: `list` and `some` hold `list.len()` values each.
+                let status =
+                    unsafe { ossa_sampler_bones(&*sampler, list.as_ptr(), list.len(), some.as_mut_ptr(), some.len()) };
+                assert_eq!(status, OssaStatus::Ok);
+                for (o, &b) in some.iter().zip(&list) {
+                    assert_eq!(o, &out[b as usize], "{name} at {time}, listed bone {b}");
                 }
             }
         }
@@ -125,6 +135,17 @@ fn misuse_is_refused_by_code() {
         assert_eq!(ossa_sampler_pose(&*sampler, std::ptr::null_mut(), bones), OssaStatus::NullPointer);
         assert_eq!(ossa_sampler_bone(&*sampler, bones as u32, out.as_mut_ptr()), OssaStatus::BoneOutOfRange);
         assert_eq!(ossa_sampler_bone(&*sampler, 0, std::ptr::null_mut()), OssaStatus::NullPointer);
+        // A list with an index out of range writes nothing.
+        let list = [0u32, bones as u32, 1];
+        let marker = OssaTransform { translation: [7.0; 3], ..OssaTransform::default() };
+        let mut three = [marker; 3];
+        let status = ossa_sampler_bones(&*sampler, list.as_ptr(), 3, three.as_mut_ptr(), 3);
+        assert_eq!(status, OssaStatus::BoneOutOfRange);
+        assert!(three.iter().all(|t| t == &marker));
+        assert_eq!(ossa_sampler_bones(&*sampler, list.as_ptr(), 3, three.as_mut_ptr(), 2), OssaStatus::OutputTooSmall);
+        assert_eq!(ossa_sampler_bones(&*sampler, std::ptr::null(), 3, three.as_mut_ptr(), 3), OssaStatus::NullPointer);
+        assert_eq!(ossa_sampler_bones(&*sampler, list.as_ptr(), 1, std::ptr::null_mut(), 3), OssaStatus::NullPointer);
+        assert_eq!(ossa_sampler_bones(&*sampler, std::ptr::null(), 0, three.as_mut_ptr(), 0), OssaStatus::Ok);
         assert_eq!(ossa_sampler_seek(&mut *sampler, 0.5, 9), OssaStatus::InvalidArgument);
 
         // Every status has its message; an unknown number too.
