@@ -7,7 +7,7 @@
 use ossa_decoder::{KeptPose, KeptState, QuadPlan};
 
 use crate::opaque::{get, get_mut, put};
-use crate::{output, pose_through_buffer, OssaSampler, OssaStatus, OssaTransform};
+use crate::{output, pose_through_buffer, sampler_of, OssaSampler, OssaStatus, OssaTransform};
 
 /// 64-bit words of an `OssaKeptPose`'s storage.
 pub const OSSA_KEPT_POSE_WORDS: usize = 12;
@@ -133,8 +133,8 @@ pub unsafe extern "C" fn ossa_sampler_kept_pose_planned(
     plan_len: usize,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let sampler = match unsafe { get(sampler) } {
-        Ok(s) => &s.sampler,
+    let sampler = match unsafe { sampler_of(sampler) } {
+        Ok(s) => s,
         Err(status) => return status,
     };
     // SAFETY: forwarded contract.

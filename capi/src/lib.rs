@@ -56,6 +56,15 @@ pub(crate) struct Inner {
 // The sampler and its binding fit the opaque storage, aligned (checked by the macro).
 opaque::opaque!(OssaSampler, Inner, 0x6f73_7361_5f73_6d70, OssaStatus::NotInitialised);
 
+/// The decoder's sampler behind `sampler`, or the status that refuses it.
+///
+/// # Safety
+/// `sampler` is null or points to an `OssaSampler`.
+pub(crate) unsafe fn sampler_of<'s>(sampler: *const OssaSampler) -> Result<&'s Sampler<'static>, OssaStatus> {
+    // SAFETY: forwarded contract.
+    unsafe { get(sampler) }.map(|inner| &inner.sampler)
+}
+
 /// One bone's transform, relative to its parent: `p' = rotation * (scale * p) +
 /// translation`. 48 bytes, the layout of the decoder's own transforms: an array that
 /// starts on a 16-byte boundary (as `malloc`'s do on 64-bit targets) is decoded into
@@ -370,8 +379,8 @@ pub unsafe extern "C" fn ossa_sampler_pose(
     out_len: usize,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let sampler = match unsafe { get(sampler) } {
-        Ok(s) => &s.sampler,
+    let sampler = match unsafe { sampler_of(sampler) } {
+        Ok(s) => s,
         Err(status) => return status,
     };
     if out.is_null() {
@@ -449,8 +458,8 @@ pub unsafe extern "C" fn ossa_sampler_bones(
     out_len: usize,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let sampler = match unsafe { get(sampler) } {
-        Ok(s) => &s.sampler,
+    let sampler = match unsafe { sampler_of(sampler) } {
+        Ok(s) => s,
         Err(status) => return status,
     };
     if out.is_null() || (bones.is_null() && count > 0) {
@@ -496,8 +505,8 @@ pub unsafe extern "C" fn ossa_sampler_bone(
     out: *mut OssaTransform,
 ) -> OssaStatus {
     // SAFETY: forwarded contract.
-    let sampler = match unsafe { get(sampler) } {
-        Ok(s) => &s.sampler,
+    let sampler = match unsafe { sampler_of(sampler) } {
+        Ok(s) => s,
         Err(status) => return status,
     };
     // SAFETY: null or pointing to a writable transform, by the contract above.
