@@ -17,14 +17,14 @@
 //! What the quad's lanes need of the clip (clip ranges, where the values go) is found
 //! once, when the subset is built; what they need of a segment (bit rates, from them
 //! each lane's place in a key frame, field mask and scale, and segment ranges) once
-//! per segment the keys enter ([`GatheredQuad::plan`]), and kept.
+//! per segment the keys enter ([`GatheredQuad::replan`]), and kept for two segments.
 
 use crate::format::bytes::u32_at;
 use crate::format::clip::Clip;
 use crate::format::{field_mask, SubTrackKind, TrackList, QUAD_LANES};
 use crate::pose::bone::{self, frame_offset_after, Place, QuadOffset};
 use crate::pose::finish::{finish_rotations, finish_single, lerp};
-use crate::pose::lists::{write, ROTATION3, ROTATION4, SCALE, TRANSLATION};
+use crate::pose::lists::{write, write_list, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
 use crate::simd::scalar::F32x4 as Portable;
 use crate::simd::Lanes;
@@ -144,11 +144,11 @@ impl GatheredQuad {
             if let (Some(l), Some(p)) = (quad.lists.get_mut(j), quad.places.get_mut(j)) {
                 (*l, *p) = (list, place);
             }
+            // Component `m` goes to row `m`, lane `j`; with one lane, to row 0, lane `m`.
             for m in 0..4 {
-                let (to, from) = if lanes == 1 { ((0, m), m) } else { ((m, j), m) };
+                let (row, column) = if lanes == 1 { (0, m) } else { (m, j) };
                 for (rows, values) in [(&mut quad.min, &min), (&mut quad.extent, &extent)] {
-                    if let (Some(slot), Some(v)) = (rows.get_mut(to.0).and_then(|r| r.get_mut(to.1)), values.get(from))
-                    {
+                    if let (Some(slot), Some(v)) = (rows.get_mut(row).and_then(|r| r.get_mut(column)), values.get(m)) {
                         *slot = v.to_bits();
                     }
                 }
@@ -159,9 +159,9 @@ impl GatheredQuad {
 
     /// Writes into plan `slot` (0 or 1) of the two it keeps what `key`'s segment
     /// gives the lanes. `after` is the quad whose offset was found last in `key`'s
-    /// frames: quads planned in the order of their sub-tracks sum each bit rate once. Plain integer and `f32` arithmetic,
-    /// the same operations as the vectors of the whole pose do lane by lane: the same
-    /// bits.
+    /// frames: quads planned in the order of their sub-tracks sum each bit rate once.
+    /// Plain integer and `f32` arithmetic, the same operations as the vectors of the
+    /// whole pose do lane by lane: the same bits.
     #[inline(always)]
     pub(crate) fn replan(&mut self, slot: usize, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>) {
         if let Some(plan) = self.segments.get_mut(slot) {
@@ -263,12 +263,8 @@ impl GatheredQuad {
     #[inline(always)]
     fn put<V: Lanes>(&self, j: usize, value: V, out: &mut [Transform]) {
         let output = self.outputs.get(j).copied().unwrap_or(u32::MAX) as usize;
-        if let (Some(t), Some(list)) = (out.get_mut(output), self.lists.get(j)) {
-            match list {
-                TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
-                TrackList::Translation => t.translation = value.to_vec3(),
-                TrackList::Scale => t.scale = value.to_vec3(),
-            }
+        if let (Some(t), Some(&list)) = (out.get_mut(output), self.lists.get(j)) {
+            write_list(list, value, t);
         }
     }
 
@@ -419,8 +415,9 @@ fn key_values<V: Lanes, const R: usize>(
     ([x0, y0, z0, w0], [x1, y1, z1, w1])
 }
 
-/// One row of [`key_values`]: the fields `q` through their scale, segment range and clip
-/// range (`lo · K8`, `hi · K8`, minimum, extent, as bits), `q` itself where `raw`.
+/// One row of [`key_values`]: the fields `q` through their scale, segment range and
+/// clip range (`lo · K8`, `hi · K8`, minimum, extent, as bits), `q` itself where
+/// `raw`.
 #[inline(always)]
 fn value<V: Lanes>(q: V, scale: V, raw: V, [lo, hi, min, extent]: [[u32; 4]; 4]) -> V {
     let segment = SegmentRange::scaled(V::from_bits(lo), V::from_bits(hi));

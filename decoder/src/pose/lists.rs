@@ -15,7 +15,14 @@ pub(crate) const SCALE: usize = TrackList::Scale as usize;
 /// Stores a decoded value in the part of `t` list `L` names.
 #[inline(always)]
 pub(crate) fn write<V: Lanes, const L: usize>(value: V, t: &mut Transform) {
-    match TrackList::from_index(L) {
+    write_list(TrackList::from_index(L), value, t);
+}
+
+/// Stores a decoded value in the part of `t` `list` names (a list known only at run
+/// time: a subset's gathered quad mixes them).
+#[inline(always)]
+pub(crate) fn write_list<V: Lanes>(list: TrackList, value: V, t: &mut Transform) {
+    match list {
         TrackList::Rotation3 | TrackList::Rotation4 => t.rotation = value.to_quat(),
         TrackList::Translation => t.translation = value.to_vec3(),
         TrackList::Scale => t.scale = value.to_vec3(),

@@ -47,9 +47,9 @@ pub struct Subset<const N: usize> {
     /// never applied to another clip.
     clip: (usize, usize),
     /// The segments (by where their bit rates start) the quads' two plans are for
-    /// (`usize::MAX`: none yet), and the plan key 0 did not use last (the one a new
-    /// segment replaces).
+    /// (`usize::MAX`: none yet).
     segments: [usize; 2],
+    /// The plan key 0 did not use last: the one a new segment replaces.
     spare: usize,
 }
 

@@ -58,9 +58,7 @@ unsafe fn run_avx2<J: Job>(job: J) -> J::Output {
 /// cold: a valid clip's samples end with slack that keeps its fields off this path.
 #[cold]
 #[inline(never)]
-fn fields_near_end<const R: usize>(samples: &[u8], first: __m256i, starts: &[[u32; 4]; 4], masks: F32x4) -> [F32x4; 4] {
-    // SAFETY: register-only intrinsic (SSE2, the baseline): the low 64 bits of `first`.
-    let first = unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(first)) } as u64;
+fn fields_near_end<const R: usize>(samples: &[u8], first: u64, starts: &[[u32; 4]; 4], masks: F32x4) -> [F32x4; 4] {
     <sse2::F32x4 as Lanes>::fields_at::<R>(samples, first, starts, masks.0).map(F32x4)
 }
 
@@ -102,10 +100,10 @@ impl Lanes for F32x4 {
         // offset (below 2^64) shifted right by 3, below 2^61: positive as the `i64`
         // the comparison takes.
         unsafe {
-            let first = _mm256_set1_epi64x(first as i64);
+            let first_bits = _mm256_set1_epi64x(first as i64);
             let bits: [__m256i; 4] = core::array::from_fn(|r| {
                 let row = starts.get(r).copied().unwrap_or([0; 4]);
-                _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm_loadu_si128(row.as_ptr().cast())), first)
+                _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm_loadu_si128(row.as_ptr().cast())), first_bits)
             });
             let bytes = bits.map(|b| _mm256_srli_epi64(b, 3));
             let Some(last) = samples.len().checked_sub(8).and_then(|l| i64::try_from(l).ok()) else {
