@@ -59,6 +59,13 @@ pub(crate) struct GatheredQuad {
     /// is lane `j`'s component `m`; with one lane, row 0 holds its components.
     min: [[u32; 4]; 4],
     extent: [[u32; 4]; 4],
+    /// Where each component's segment range bytes `lo` and `hi` are, as bit offsets
+    /// from a segment's first range byte, laid out as the clip ranges (0 in the cells
+    /// of no component: a byte that exists whenever a segment has ranges). The same
+    /// in every segment, so that planning one reads them as [`Lanes::fields_at`]
+    /// reads samples, a row of four at once.
+    range_lo: [[u32; 4]; 4],
+    range_hi: [[u32; 4]; 4],
     /// What two segments give the lanes: those of the subset's last keys (both keys'
     /// when they straddle a segment's end, so that playing on into the next segment
     /// finds its plan made).
@@ -115,6 +122,8 @@ impl GatheredQuad {
             outputs: [u32::MAX; 4],
             min: [[0; 4]; 4],
             extent: [[0; 4]; 4],
+            range_lo: [[0; 4]; 4],
+            range_hi: [[0; 4]; 4],
             segments: [SegmentPlan::EMPTY; 2],
         };
         for (j, &(list, place, output)) in parts.iter().take(QUAD_LANES).enumerate() {
@@ -144,12 +153,27 @@ impl GatheredQuad {
             if let (Some(l), Some(p)) = (quad.lists.get_mut(j), quad.places.get_mut(j)) {
                 (*l, *p) = (list, place);
             }
+            // The lane's segment range bytes (format-spec/segments.md, Segment ranges):
+            // `lo` of component `m` at `m·lanes + lane` from its quad's, `hi` at
+            // `(C + m)·lanes + lane`, the quad's `2 · before` bytes in. Below 2^24
+            // bytes (at most 65,535 bones of ten components, two bytes each): the bit
+            // offsets fit in 32 bits.
+            let components = list.components();
+            let quad_lanes = u32::from(place.lanes);
+            let lo_at = |m: u32| {
+                (place.before << 1).wrapping_add(u32::from(place.lane)).wrapping_add(m.wrapping_mul(quad_lanes))
+            };
+            let hi_at = |m: u32| lo_at(m).wrapping_add(components.wrapping_mul(quad_lanes));
+            let ranges = |m: u32| [lo_at(m) << 3, hi_at(m) << 3];
             // Component `m` goes to row `m`, lane `j`; with one lane, to row 0, lane `m`.
             for m in 0..4 {
                 let (row, column) = if lanes == 1 { (0, m) } else { (m, j) };
-                for (rows, values) in [(&mut quad.min, &min), (&mut quad.extent, &extent)] {
-                    if let (Some(slot), Some(v)) = (rows.get_mut(row).and_then(|r| r.get_mut(column)), values.get(m)) {
-                        *slot = v.to_bits();
+                let [lo, hi] = if (m as u32) < components { ranges(m as u32) } else { [0, 0] };
+                let bits = [min.get(m).map(|v| v.to_bits()), extent.get(m).map(|v| v.to_bits()), Some(lo), Some(hi)];
+                let rows = [&mut quad.min, &mut quad.extent, &mut quad.range_lo, &mut quad.range_hi];
+                for (rows, value) in rows.into_iter().zip(bits) {
+                    if let (Some(slot), Some(v)) = (rows.get_mut(row).and_then(|r| r.get_mut(column)), value) {
+                        *slot = v;
                     }
                 }
             }
@@ -163,9 +187,22 @@ impl GatheredQuad {
     /// Plain integer and `f32` arithmetic, the same operations as the vectors of the
     /// whole pose do lane by lane: the same bits.
     #[inline(always)]
-    pub(crate) fn replan(&mut self, slot: usize, clip: &Clip<'_>, key: &Key<'_>, after: &mut Option<QuadOffset>) {
-        if let Some(plan) = self.segments.get_mut(slot) {
-            plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
+    pub(crate) fn replan<V: Lanes>(
+        &mut self,
+        slot: usize,
+        clip: &Clip<'_>,
+        key: &Key<'_>,
+        after: &mut Option<QuadOffset>,
+    ) {
+        let Some(plan) = self.segments.get_mut(slot) else { return };
+        let constant_lanes = plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
+        if clip.segment_count > 1 {
+            let (bytes, ranges) = (clip.bytes, [&self.range_lo, &self.range_hi]);
+            match (self.lanes, self.four) {
+                (1, _) => plan_ranges::<V, 1>(bytes, key, ranges, constant_lanes, plan),
+                (_, true) => plan_ranges::<V, 4>(bytes, key, ranges, constant_lanes, plan),
+                (_, false) => plan_ranges::<V, 3>(bytes, key, ranges, constant_lanes, plan),
+            }
         }
     }
 
@@ -286,7 +323,37 @@ impl GatheredQuad {
     }
 }
 
-/// [`GatheredQuad::replan`] of the quad of `lanes` lanes at `places`, of `lists`.
+/// Writes into `plan` the scaled segment range, in `key`'s segment, of each
+/// component of the first `R` rows of `range_lo` and `range_hi`,
+/// a row of four at a time: the range bytes read as a quad's fields are
+/// ([`Lanes::fields_at`]), then `lo · K8` and `hi · K8`, or in the lanes of
+/// `constant_lanes` (all ones where the rate is 0) the segment's constant
+/// `(lo + 256 · hi) · K16` and 0, as `SegmentRange::constant` computes it.
+#[inline(always)]
+fn plan_ranges<V: Lanes, const R: usize>(
+    bytes: &[u8],
+    key: &Key<'_>,
+    [range_lo, range_hi]: [&[[u32; 4]; 4]; 2],
+    constant_lanes: [u32; 4],
+    plan: &mut SegmentPlan,
+) {
+    let first = (key.segment_ranges as u64).wrapping_mul(8);
+    let byte = V::from_bits([0xff; 4]);
+    let (lo, hi) = (V::fields_at::<R>(bytes, first, range_lo, byte), V::fields_at::<R>(bytes, first, range_hi, byte));
+    let constant = V::from_bits(constant_lanes);
+    let (k8, k16, zero) = (V::splat(BYTE_SCALE), V::splat(WORD_SCALE), V::splat(0.0));
+    let rows = plan.lo.iter_mut().zip(plan.hi.iter_mut()).zip(lo.iter().zip(hi.iter())).take(R);
+    for ((to_lo, to_hi), (lo, hi)) in rows {
+        let (lo, hi) = (lo.integers_to_floats(), hi.integers_to_floats());
+        let segment_constant = lo.add(hi.mul(V::splat(256.0))).mul(k16);
+        *to_lo = V::select(constant, segment_constant, lo.mul(k8)).to_array().map(f32::to_bits);
+        *to_hi = V::select(constant, zero, hi.mul(k8)).to_array().map(f32::to_bits);
+    }
+}
+
+/// [`GatheredQuad::replan`] of the quad of `lanes` lanes at `places`, of `lists`,
+/// but the segment ranges: each field's first bit, and each lane's field mask, scale
+/// and raw mask. Returns all ones in the lanes (of the plan's layout) whose rate is 0.
 #[inline(always)]
 fn plan_lanes(
     lanes: u8,
@@ -296,15 +363,10 @@ fn plan_lanes(
     key: &Key<'_>,
     after: &mut Option<QuadOffset>,
     plan: &mut SegmentPlan,
-) {
+) -> [u32; 4] {
     let bytes = clip.bytes;
-    let ranged = clip.segment_count > 1;
-    // Where component `m` of lane `j` goes: row `m`, lane `j`; with one lane, row
-    // 0, lane `m` (`(m & rows) · 4 + (m & columns | j)`).
-    let (rows, columns) = if lanes == 1 { (0, 3) } else { (3, 0) };
-    *plan = SegmentPlan::EMPTY;
-    let SegmentPlan { starts, masks, scale, raw, lo, hi } = plan;
-    let (starts, lo, hi) = (starts.as_flattened_mut(), lo.as_flattened_mut(), hi.as_flattened_mut());
+    let mut constant_lanes = [0; 4];
+    let SegmentPlan { starts, masks, scale, raw, .. } = plan;
     for j in 0..usize::from(lanes).min(QUAD_LANES) {
         let (Some(place), Some(list)) = (places.get(j), lists.get(j)) else { break };
         let components = list.components() as usize;
@@ -328,53 +390,37 @@ fn plan_lanes(
         let quantised = rate > 0 && rate < 32;
         let lane_scale = if quantised { RECIPROCALS.get((rate & 31) as usize).copied().unwrap_or(0.0) } else { 0.0 };
         let lane = [field_mask(rate), lane_scale.to_bits(), if rate >= 32 { u32::MAX } else { 0 }];
-        // The lane's segment range bytes: `lo` of component `m` at
-        // `m·lanes + lane` from the quad's, `hi` at `(C + m)·lanes + lane`.
-        let lo_at = key.segment_ranges.wrapping_add((place.before as usize) << 1).wrapping_add(usize::from(place.lane));
-        let hi_at = lo_at.wrapping_add(components.wrapping_mul(quad_lanes));
-        let byte = |at: usize| f32::from(bytes.get(at).copied().unwrap_or(0));
-        for m in 0..components.min(4) {
-            let column = (m & columns) | j;
-            let cell = ((m & rows) << 2) | column;
-            // Rows past the list's components keep the lane's first bit (in
-            // bounds; never used).
-            if let Some(start) = starts.get_mut(cell) {
-                *start = base.wrapping_add(width.wrapping_mul(m as u32));
-            }
-            if ranged {
-                let step = m.wrapping_mul(quad_lanes);
-                let (b_lo, b_hi) = (byte(lo_at.wrapping_add(step)), byte(hi_at.wrapping_add(step)));
-                let (l, h) = if rate == 0 {
-                    // The segment's constant: `(lo + 256 · hi) · K16`, as
-                    // `SegmentRange::constant` computes it.
-                    ((b_lo + b_hi * 256.0) * WORD_SCALE, 0.0)
-                } else {
-                    (b_lo * BYTE_SCALE, b_hi * BYTE_SCALE)
-                };
-                if let (Some(to_lo), Some(to_hi)) = (lo.get_mut(cell), hi.get_mut(cell)) {
-                    (*to_lo, *to_hi) = (l.to_bits(), h.to_bits());
-                }
-            }
-        }
-        // The lane's field mask, scale and raw mask: lane `j` of each; with one
-        // lane, the lanes of its components.
-        if columns == 0 {
-            if let (Some(m), Some(s), Some(r)) = (masks.get_mut(j), scale.get_mut(j), raw.get_mut(j)) {
-                (*m, *s, *r) = (lane[0], lane[1], lane[2]);
-            }
-        } else {
+        let constant = if rate == 0 { u32::MAX } else { 0 };
+        // Each field's first bit, and the lane's field mask, scale and raw mask:
+        // component `m` in row `m`, lane `j` (row 3 of a three-component lane its
+        // first bit again, in bounds and never used); with one lane, in row 0, lane
+        // `m`.
+        let start = |m: usize| base.wrapping_add(width.wrapping_mul(m.min(components.saturating_sub(1)) as u32));
+        if lanes == 1 {
             let live = |m: usize, v: u32| if m < components { v } else { 0 };
+            if let Some(row) = starts.first_mut() {
+                *row = [start(0), start(1), start(2), start(3)];
+            }
             *masks = [lane[0], lane[0], lane[0], live(3, lane[0])];
             *scale = [lane[1], lane[1], lane[1], live(3, lane[1])];
             *raw = [lane[2], lane[2], lane[2], live(3, lane[2])];
-        }
-        if components < 4 && columns == 0 {
-            // Row 3 of a three-component lane: its first bit again.
-            if let Some(start) = starts.get_mut(12 | j) {
-                *start = base;
+            constant_lanes = [constant; 4];
+        } else {
+            for (m, row) in starts.iter_mut().enumerate() {
+                if let Some(cell) = row.get_mut(j) {
+                    *cell = start(m);
+                }
+            }
+            let cells =
+                [(&mut *masks, lane[0]), (&mut *scale, lane[1]), (&mut *raw, lane[2]), (&mut constant_lanes, constant)];
+            for (to, v) in cells {
+                if let Some(cell) = to.get_mut(j) {
+                    *cell = v;
+                }
             }
         }
     }
+    constant_lanes
 }
 
 /// The first `R` rows of a gathered quad's values at key 0 and key 1 (key 0's again

@@ -186,7 +186,7 @@ impl<const N: usize> Subset<N> {
     fn plan<V: Lanes>(&mut self, clip: &Clip<'_>, key: &Key<'_>, slot: usize) {
         let mut after = None;
         for quad in self.quads.iter_mut() {
-            quad.replan(slot, clip, key, &mut after);
+            quad.replan::<V>(slot, clip, key, &mut after);
         }
         if let Some(segment) = self.segments.get_mut(slot) {
             *segment = key.rates;
