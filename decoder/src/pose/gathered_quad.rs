@@ -26,6 +26,7 @@ use crate::pose::bone::{self, frame_offset_after, Place, QuadOffset};
 use crate::pose::finish::{finish_rotations, finish_single, lerp};
 use crate::pose::lists::{write, write_list, ROTATION3, ROTATION4, SCALE, TRANSLATION};
 use crate::seek::Key;
+use crate::simd::pair::Pair;
 use crate::simd::scalar::F32x4 as Portable;
 use crate::simd::Lanes;
 use crate::transform::Transform;
@@ -426,8 +427,8 @@ fn plan_lanes(
 /// The first `R` rows of a gathered quad's values at key 0 and key 1 (key 0's again
 /// unless `interpolate`), each with its plan of `slots` (rows from `R` on zero): each
 /// lane's field read where it lies, dequantised through its segment range and the
-/// clip range, raw lanes' bits kept. Both keys' rows side by side, which share the
-/// clip range (and the rest of the plan when the keys share a segment).
+/// clip range, raw lanes' bits kept. Both keys' rows side by side ([`Pair`]: one
+/// register on AVX2), which share the clip range.
 #[inline(always)]
 fn key_values<V: Lanes, const R: usize>(
     quad: &GatheredQuad,
@@ -436,37 +437,60 @@ fn key_values<V: Lanes, const R: usize>(
     slots: [usize; 2],
 ) -> ([V; 4], [V; 4]) {
     let (p0, p1) = (quad.segment(slots[0]), quad.segment(slots[1]));
-    let q0 = V::fields_at::<R>(key0.samples, key0.frame_bit, &p0.starts, V::from_bits(p0.masks));
-    let q1 = if interpolate {
-        V::fields_at::<R>(key1.samples, key1.frame_bit, &p1.starts, V::from_bits(p1.masks))
-    } else {
-        q0
-    };
-    let (scale0, raw0) = (V::from_bits(p0.scale), V::from_bits(p0.raw));
-    let (scale1, raw1) = (V::from_bits(p1.scale), V::from_bits(p1.raw));
     let zero = V::splat(0.0);
-    // Written out rather than mapped, so that each row's index is a constant.
-    let row = |m: usize| {
-        if m >= R {
-            return (zero, zero);
-        }
-        let at = |rows: &[[u32; 4]; 4]| rows.get(m).copied().unwrap_or([0; 4]);
-        let q = |q: &[V; 4]| q.get(m).copied().unwrap_or(zero);
-        let (min, extent) = (at(&quad.min), at(&quad.extent));
-        let v0 = value(q(&q0), scale0, raw0, [at(&p0.lo), at(&p0.hi), min, extent]);
-        let v1 = if interpolate { value(q(&q1), scale1, raw1, [at(&p1.lo), at(&p1.hi), min, extent]) } else { v0 };
-        (v0, v1)
-    };
-    let ((x0, x1), (y0, y1), (z0, z1), (w0, w1)) = (row(0), row(1), row(2), row(3));
+    let at = |rows: &[[u32; 4]; 4], m: usize| V::from_bits(rows.get(m).copied().unwrap_or([0; 4]));
+    if !interpolate {
+        let q = V::fields_at::<R>(key0.samples, key0.frame_bit, &p0.starts, V::from_bits(p0.masks));
+        let (scale, raw) = (V::from_bits(p0.scale), V::from_bits(p0.raw));
+        // Written out rather than mapped, so that each row's index is a constant.
+        let row = |m: usize| {
+            if m >= R {
+                return zero;
+            }
+            let segment = SegmentRange::scaled(at(&p0.lo, m), at(&p0.hi, m));
+            let q = q.get(m).copied().unwrap_or(zero);
+            let v = dequantize(q.integers_to_floats(), scale, Some(&segment), at(&quad.min, m), at(&quad.extent, m));
+            V::select(raw, q, v)
+        };
+        let k0 = [row(0), row(1), row(2), row(3)];
+        return (k0, k0);
+    }
+    let both = |a: &[u32; 4], b: &[u32; 4]| V::Pair::new(V::from_bits(*a), V::from_bits(*b));
+    let q = V::Pair::fields_at::<R>(
+        [key0.samples, key1.samples],
+        [key0.frame_bit, key1.frame_bit],
+        [&p0.starts, &p1.starts],
+        both(&p0.masks, &p1.masks),
+    );
+    let (scale, raw) = (both(&p0.scale, &p1.scale), both(&p0.raw, &p1.raw));
+    let plans = [p0, p1];
+    let (x0, x1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 0);
+    let (y0, y1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 1);
+    let (z0, z1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 2);
+    let (w0, w1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 3);
     ([x0, y0, z0, w0], [x1, y1, z1, w1])
 }
 
-/// One row of [`key_values`]: the fields `q` through their scale, segment range and
-/// clip range (`lo · K8`, `hi · K8`, minimum, extent, as bits), `q` itself where
-/// `raw`.
+/// Row `m` of both keys' values in [`key_values`] (zero from `R` on): fields `q` as
+/// `dequantize` computes them, `((q · scale) · hi + lo) · extent + min`, `q` itself
+/// where `raw`. (A function, not a closure: a closure may be compiled out of line,
+/// without the backend's target features.)
 #[inline(always)]
-fn value<V: Lanes>(q: V, scale: V, raw: V, [lo, hi, min, extent]: [[u32; 4]; 4]) -> V {
-    let segment = SegmentRange::scaled(V::from_bits(lo), V::from_bits(hi));
-    let v = dequantize(q.integers_to_floats(), scale, Some(&segment), V::from_bits(min), V::from_bits(extent));
-    V::select(raw, q, v)
+fn pair_row<V: Lanes, const R: usize>(
+    quad: &GatheredQuad,
+    [p0, p1]: [&SegmentPlan; 2],
+    q: &[V::Pair; 4],
+    scale: V::Pair,
+    raw: V::Pair,
+    m: usize,
+) -> (V, V) {
+    let zero = V::splat(0.0);
+    let (Some(&q), true) = (q.get(m), m < R) else { return (zero, zero) };
+    let at = |rows: &[[u32; 4]; 4]| V::from_bits(rows.get(m).copied().unwrap_or([0; 4]));
+    let (lo, hi) = (V::Pair::new(at(&p0.lo), at(&p1.lo)), V::Pair::new(at(&p0.hi), at(&p1.hi)));
+    let (min, extent) = (at(&quad.min), at(&quad.extent));
+    let n = q.integers_to_floats().mul(scale);
+    let n = n.mul(hi).add(lo);
+    let v = n.mul(V::Pair::new(extent, extent)).add(V::Pair::new(min, min));
+    V::Pair::select(raw, q, v).halves()
 }

@@ -31,9 +31,9 @@ use crate::transform::Transform;
 /// documentation): at most `N` bones, ascending, which is the order of the output.
 /// Lives on the caller's stack or in its structures; allocates nothing.
 ///
-/// Size on 64-bit targets: 796 bytes per bone of capacity (its transform, and room
+/// Size on 64-bit targets: 924 bytes per bone of capacity (its transform, and room
 /// for the gathered quads of its animated sub-tracks with their plans for two
-/// segments) and 64 more (a `Subset<16>` is 12,800 bytes; checked by a test).
+/// segments) and 64 more (a `Subset<16>` is 14,848 bytes; checked by a test).
 #[derive(Clone, Debug)]
 pub struct Subset<const N: usize> {
     /// Each bone's transform with every part that does not change with time already

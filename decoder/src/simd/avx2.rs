@@ -14,6 +14,7 @@ use core::arch::x86_64::*;
 
 use glam::Quat;
 
+use super::pair::Pair;
 use super::{sse2, Job, Lanes};
 
 #[cfg(not(miri))]
@@ -70,6 +71,7 @@ fn fields_near_end<const R: usize>(samples: &[u8], first: u64, starts: &[[u32; 4
 pub(crate) struct F32x4(sse2::F32x4);
 
 impl Lanes for F32x4 {
+    type Pair = F32x8;
     /// Each lane's place in a 64-bit lane of a 256-bit register, for
     /// `_mm256_srlv_epi64`.
     type Places = __m256i;
@@ -233,5 +235,125 @@ impl Lanes for F32x4 {
     #[inline(always)]
     fn to_quat(self) -> Quat {
         self.0.to_quat()
+    }
+}
+
+/// [`Pair::fields_at`] when one gather cannot read both keys: each key read as
+/// [`Lanes::fields_at`] reads it.
+#[inline(always)]
+fn fields_apart<const R: usize>(
+    samples: [&[u8]; 2],
+    first: [u64; 2],
+    starts: [&[[u32; 4]; 4]; 2],
+    masks: F32x8,
+) -> [F32x8; 4] {
+    let (m0, m1) = masks.halves();
+    let [a0, a1, a2, a3] = F32x4::fields_at::<R>(samples[0], first[0], starts[0], m0);
+    let [b0, b1, b2, b3] = F32x4::fields_at::<R>(samples[1], first[1], starts[1], m1);
+    [F32x8::new(a0, b0), F32x8::new(a1, b1), F32x8::new(a2, b2), F32x8::new(a3, b3)]
+}
+
+/// Two of the AVX2 backend's vectors in one 256-bit register (half 0 in the low 128
+/// bits), for [`Pair`]: both keys' rows read by one gather and worked on by one
+/// instruction per step.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub(crate) struct F32x8(__m256);
+
+impl Pair for F32x8 {
+    type Half = F32x4;
+    #[inline(always)]
+    fn new(a: F32x4, b: F32x4) -> Self {
+        // SAFETY: as in `F32x4::places` (AVX2, inside `run_avx2` only); register-only.
+        F32x8(unsafe { _mm256_set_m128(b.0 .0, a.0 .0) })
+    }
+    #[inline(always)]
+    fn halves(self) -> (F32x4, F32x4) {
+        let half = |v: __m128| F32x4(sse2::F32x4(v));
+        // SAFETY: as in `new`.
+        unsafe { (half(_mm256_castps256_ps128(self.0)), half(_mm256_extractf128_ps::<1>(self.0))) }
+    }
+    #[inline(always)]
+    fn fields_at<const R: usize>(
+        samples: [&[u8]; 2],
+        first: [u64; 2],
+        starts: [&[[u32; 4]; 4]; 2],
+        masks: Self,
+    ) -> [Self; 4] {
+        // One 32-bit gather per row reads both keys' fields when they lie in the same
+        // bytes, each field fits in the 32 bits loaded at its byte (rates up to 25,
+        // shifted by up to 7) and every bit offset fits in 31 bits (samples shorter
+        // than 2^28 bytes: a valid clip's fields lie below `8 · len`). Otherwise
+        // each key is read as [`Lanes::fields_at`] reads it.
+        let [s0, s1] = samples;
+        let same = core::ptr::eq(s0, s1);
+        let short = s0.len() >= 4 && s0.len() < (1 << 28);
+        let firsts = u32::try_from(first[0]).ok().zip(u32::try_from(first[1]).ok());
+        // SAFETY: as in `new`; register-only.
+        let narrow = unsafe {
+            let wide = _mm256_set1_epi32(!0x01ff_ffff);
+            _mm256_testz_si256(_mm256_castps_si256(masks.0), wide) != 0
+        };
+        let Some((f0, f1)) = firsts.filter(|_| same && short && narrow) else {
+            return fields_apart::<R>(samples, first, starts, masks);
+        };
+        // SAFETY: as in `new` (AVX2, inside `run_avx2` only). Each gather reads the
+        // four bytes at `s0[byte..]` for each lane's `byte`, and the gathers run only
+        // when every such `byte` is at most `s0.len() − 4` (checked before, on the
+        // same vectors, as signed 32-bit numbers: the length is below 2^28 and each
+        // `byte` is a 32-bit sum shifted right by 3, below 2^29). A sum that wrapped
+        // (not in a valid clip) reads the wrong field, never outside `s0`.
+        unsafe {
+            let firsts = _mm256_set_m128i(_mm_set1_epi32(f1 as i32), _mm_set1_epi32(f0 as i32));
+            let [a, b] = starts;
+            let bits: [__m256i; 4] = core::array::from_fn(|r| {
+                let (a, b) = (a.get(r).copied().unwrap_or([0; 4]), b.get(r).copied().unwrap_or([0; 4]));
+                let both = _mm256_set_m128i(_mm_loadu_si128(b.as_ptr().cast()), _mm_loadu_si128(a.as_ptr().cast()));
+                _mm256_add_epi32(both, firsts)
+            });
+            let bytes = bits.map(|b| _mm256_srli_epi32::<3>(b));
+            let last = _mm256_set1_epi32(s0.len().wrapping_sub(4) as i32);
+            let mut beyond = _mm256_setzero_si256();
+            for b in bytes.iter().take(R) {
+                beyond = _mm256_or_si256(beyond, _mm256_cmpgt_epi32(*b, last));
+            }
+            if _mm256_testz_si256(beyond, beyond) == 0 {
+                return fields_apart::<R>(samples, first, starts, masks);
+            }
+            let seven = _mm256_set1_epi32(7);
+            let masks = _mm256_castps_si256(masks.0);
+            let row = |r: usize, b: __m256i, at: __m256i| {
+                if r >= R {
+                    return F32x8(_mm256_setzero_ps());
+                }
+                let words = _mm256_i32gather_epi32::<1>(s0.as_ptr().cast(), at);
+                let fields = _mm256_and_si256(_mm256_srlv_epi32(words, _mm256_and_si256(b, seven)), masks);
+                F32x8(_mm256_castsi256_ps(fields))
+            };
+            let ([b0, b1, b2, b3], [a0, a1, a2, a3]) = (bits, bytes);
+            [row(0, b0, a0), row(1, b1, a1), row(2, b2, a2), row(3, b3, a3)]
+        }
+    }
+    #[inline(always)]
+    fn integers_to_floats(self) -> Self {
+        // SAFETY: as in `new`; register-only. Integers below 2²⁴ are positive as `i32`
+        // and convert exactly.
+        F32x8(unsafe { _mm256_cvtepi32_ps(_mm256_castps_si256(self.0)) })
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        // SAFETY: as in `new`; register-only.
+        F32x8(unsafe { _mm256_add_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        // SAFETY: as in `new`; register-only.
+        F32x8(unsafe { _mm256_mul_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn select(mask: Self, a: Self, b: Self) -> Self {
+        // SAFETY: as in `new`; register-only. Each lane's top bit chooses: the bitwise
+        // select for masks all ones or zero in every lane, as `select` is given.
+        F32x8(unsafe { _mm256_blendv_ps(b.0, a.0, mask.0) })
     }
 }

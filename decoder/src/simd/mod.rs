@@ -24,6 +24,7 @@ use glam::{Quat, Vec3};
 pub(crate) mod avx2;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod neon;
+pub(crate) mod pair;
 pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
@@ -138,6 +139,8 @@ pub(crate) fn prefetch<T>(values: &[T], at: usize) {
 /// Every operation is exact IEEE-754 single precision, lane by lane, in the order
 /// written: the contract that makes every backend produce the same bits.
 pub(crate) trait Lanes: Copy {
+    /// Two of these vectors side by side ([`pair`]): one register on AVX2.
+    type Pair: pair::Pair<Half = Self>;
     /// Every lane `v`.
     fn splat(v: f32) -> Self;
     /// The lanes as an array.
@@ -338,6 +341,70 @@ mod tests {
 
     /// Unpacking bit fields agrees with the scalar backend and with the definition,
     /// for every rate, three- and four-lane masks, and fields reaching past bit 64.
+    /// Both keys' rows read at once ([`pair::Pair::fields_at`]) are each key's
+    /// [`Lanes::fields_at`] on every backend: in one gather (same bytes, narrow
+    /// rates), and apart (other bytes, a lane wider than 25 bits, fields at the end).
+    #[test]
+    fn pair_fields_at_match_each_key_on_every_backend() {
+        use super::pair::Pair;
+        struct Read<'a> {
+            samples: [&'a [u8]; 2],
+            first: [u64; 2],
+            starts: [[[u32; 4]; 4]; 2],
+            masks: [[u32; 4]; 2],
+        }
+        type Rows = [[[u32; 4]; 4]; 2];
+        impl Job for Read<'_> {
+            type Output = ([Rows; 3], [Rows; 3]);
+            fn run<V: Lanes>(self) -> Self::Output {
+                let (s, f, [a, b]) = (self.samples, self.first, &self.starts);
+                let [m0, m1] = self.masks.map(V::from_bits);
+                let bits = |rows: [V; 4]| rows.map(|r| r.to_array().map(f32::to_bits));
+                let halves = |rows: [V::Pair; 4]| {
+                    let split = rows.map(Pair::halves);
+                    [bits(split.map(|h| h.0)), bits(split.map(|h| h.1))]
+                };
+                let each = |rows: [V; 4], other: [V; 4]| [bits(rows), bits(other)];
+                let pair = V::Pair::new(m0, m1);
+                (
+                    [
+                        halves(V::Pair::fields_at::<1>(s, f, [a, b], pair)),
+                        halves(V::Pair::fields_at::<3>(s, f, [a, b], pair)),
+                        halves(V::Pair::fields_at::<4>(s, f, [a, b], pair)),
+                    ],
+                    [
+                        each(V::fields_at::<1>(s[0], f[0], a, m0), V::fields_at::<1>(s[1], f[1], b, m1)),
+                        each(V::fields_at::<3>(s[0], f[0], a, m0), V::fields_at::<3>(s[1], f[1], b, m1)),
+                        each(V::fields_at::<4>(s[0], f[0], a, m0), V::fields_at::<4>(s[1], f[1], b, m1)),
+                    ],
+                )
+            }
+        }
+        let samples: [u8; 61] = core::array::from_fn(|i| (i as u8).wrapping_mul(151).wrapping_add(7));
+        let other: [u8; 40] = core::array::from_fn(|i| (i as u8).wrapping_mul(97).wrapping_add(3));
+        let starts = |k: usize| -> [[u32; 4]; 4] {
+            core::array::from_fn(|r| core::array::from_fn(|i| (r * 29 + i * 11 + k * 5) as u32))
+        };
+        let narrow = [[0x01ff_ffff, 0x7f, 0xffff, 0], [0x3ff, 0x00ff_ffff, 1, 0x01ff_ffff]];
+        let wide = [[0x01ff_ffff, 0x7f, 0xffff, 0], [0x3ff, 0x03ff_ffff, 1, 0]];
+        let raw = [[u32::MAX, 0x7f, 0xffff, 0], narrow[1]];
+        let mut reads = 0;
+        for backend in [Backend::Portable, Backend::Base, Backend::detect()] {
+            for samples in [[&samples[..], &samples[..]], [&samples[..], &other[..]]] {
+                for masks in [narrow, wide, raw] {
+                    // Fields inside, straddling and past the end of the bytes.
+                    for first in [[0u64, 0], [3, 77], [300, 17], [420, 480], [1000, 5]] {
+                        let read = Read { samples, first, starts: [starts(0), starts(1)], masks };
+                        let (pair, each) = run(backend, read);
+                        assert_eq!(pair, each, "{} first {first:?} masks {masks:x?}", backend.name());
+                        reads += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(reads, 90);
+    }
+
     #[test]
     fn native_fields_match_the_definition() {
         let mut word = 0x9e37_79b9_7f4a_7c15u64;

@@ -38,6 +38,7 @@ fn lanes(v: uint32x4_t) -> F32x4 {
 }
 
 impl Lanes for F32x4 {
+    type Pair = super::pair::Two<Self>;
     #[inline(always)]
     fn splat(v: f32) -> Self {
         // SAFETY: NEON baseline; register-only intrinsic.

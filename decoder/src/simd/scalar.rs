@@ -38,6 +38,7 @@ fn mask(b: bool) -> f32 {
 }
 
 impl Lanes for F32x4 {
+    type Pair = super::pair::Two<Self>;
     type Places = [u32; 4];
     #[inline(always)]
     fn places(word: u32) -> [u32; 4] {

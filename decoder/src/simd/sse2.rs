@@ -26,6 +26,7 @@ pub(crate) fn prefetch<T>(address: *const T) {
 pub(crate) struct F32x4(pub(crate) __m128);
 
 impl Lanes for F32x4 {
+    type Pair = super::pair::Two<Self>;
     #[inline(always)]
     fn splat(v: f32) -> Self {
         // SAFETY: SSE2 is part of the x86_64 baseline; register-only intrinsic.
