@@ -105,6 +105,10 @@ impl<'a> Sampler<'a> {
     /// A wrapping clip interpolates from its last stored sample back to its first over
     /// the last interval, and decodes the first sample at exactly the duration (and,
     /// clamped, past it): the sample its source repeated there.
+    ///
+    /// Inlinable across crates: a caller seeking many samplers in a loop (once per
+    /// clip and frame) saves the call and its register saves.
+    #[inline]
     pub fn seek(&mut self, time: f32, rounding: Rounding) {
         let (k0, k1, alpha) = blend(&self.clip, time, rounding);
         self.place(k0, k1, alpha);

@@ -247,10 +247,7 @@ impl GatheredQuad {
         out: &mut [Transform],
     ) {
         let interpolate = alpha != 0.0;
-        let rebuild_lanes = V::from_bits(self.rebuild_lanes);
-        let (k0, k1) = key_values::<V, R>(self, keys, interpolate, slots);
-        let k0 = self.rebuilt_w(k0, rebuild_lanes);
-        let k1 = if interpolate { self.rebuilt_w(k1, rebuild_lanes) } else { k0 };
+        let (k0, k1) = key_values::<V, R>(self, keys, interpolate, slots, true);
         // Rotations: `w` already rebuilt where it is not stored.
         let rotations = if self.rotations { finish_rotations(false, k0, k1, alpha) } else { k0 };
         let vectors = if self.vectors && interpolate {
@@ -287,16 +284,6 @@ impl GatheredQuad {
         }
     }
 
-    /// Key values with `w` rebuilt in the lanes of three-component rotations.
-    #[inline(always)]
-    fn rebuilt_w<V: Lanes>(&self, [x, y, z, w]: [V; 4], rebuild_lanes: V) -> [V; 4] {
-        if self.rebuilt {
-            [x, y, z, V::select(rebuild_lanes, rebuild_w(x, y, z), w)]
-        } else {
-            [x, y, z, w]
-        }
-    }
-
     /// Stores lane `j`'s finished value in the part its list names of its output.
     #[inline(always)]
     fn put<V: Lanes>(&self, j: usize, value: V, out: &mut [Transform]) {
@@ -316,7 +303,7 @@ impl GatheredQuad {
         slots: [usize; 2],
         out: &mut [Transform],
     ) {
-        let ([v0, ..], [v1, ..]) = key_values::<V, 1>(self, keys, alpha != 0.0, slots);
+        let ([v0, ..], [v1, ..]) = key_values::<V, 1>(self, keys, alpha != 0.0, slots, false);
         let v = finish_single::<V, L, C>(v0, v1, alpha);
         if let Some(t) = out.get_mut(self.outputs[0] as usize) {
             write::<V, L>(v, t);
@@ -340,15 +327,24 @@ fn plan_ranges<V: Lanes, const R: usize>(
 ) {
     let first = (key.segment_ranges as u64).wrapping_mul(8);
     let byte = V::from_bits([0xff; 4]);
-    let (lo, hi) = (V::fields_at::<R>(bytes, first, range_lo, byte), V::fields_at::<R>(bytes, first, range_hi, byte));
+    // `lo` and `hi` side by side: one gather per row on AVX2.
+    let both = V::Pair::fields_at::<R>([bytes; 2], [first; 2], [range_lo, range_hi], V::Pair::new(byte, byte));
+    let any_constant = constant_lanes != [0; 4];
     let constant = V::from_bits(constant_lanes);
     let (k8, k16, zero) = (V::splat(BYTE_SCALE), V::splat(WORD_SCALE), V::splat(0.0));
-    let rows = plan.lo.iter_mut().zip(plan.hi.iter_mut()).zip(lo.iter().zip(hi.iter())).take(R);
-    for ((to_lo, to_hi), (lo, hi)) in rows {
-        let (lo, hi) = (lo.integers_to_floats(), hi.integers_to_floats());
-        let segment_constant = lo.add(hi.mul(V::splat(256.0))).mul(k16);
-        *to_lo = V::select(constant, segment_constant, lo.mul(k8)).to_array().map(f32::to_bits);
-        *to_hi = V::select(constant, zero, hi.mul(k8)).to_array().map(f32::to_bits);
+    let rows = plan.lo.iter_mut().zip(plan.hi.iter_mut()).zip(both.iter()).take(R);
+    for ((to_lo, to_hi), both) in rows {
+        let both = both.integers_to_floats();
+        let (lo, hi) = both.mul(V::Pair::new(k8, k8)).halves();
+        let (lo, hi) = if any_constant {
+            let (l, h) = both.halves();
+            let segment_constant = l.add(h.mul(V::splat(256.0))).mul(k16);
+            (V::select(constant, segment_constant, lo), V::select(constant, zero, hi))
+        } else {
+            (lo, hi)
+        };
+        *to_lo = lo.to_array().map(f32::to_bits);
+        *to_hi = hi.to_array().map(f32::to_bits);
     }
 }
 
@@ -427,16 +423,19 @@ fn plan_lanes(
 /// The first `R` rows of a gathered quad's values at key 0 and key 1 (key 0's again
 /// unless `interpolate`), each with its plan of `slots` (rows from `R` on zero): each
 /// lane's field read where it lies, dequantised through its segment range and the
-/// clip range, raw lanes' bits kept. Both keys' rows side by side ([`Pair`]: one
-/// register on AVX2), which share the clip range.
+/// clip range, raw lanes' bits kept; with `rebuild`, `w` rebuilt in the lanes of
+/// three-component rotations. Both keys' rows side by side ([`Pair`]: one register on
+/// AVX2), which share the clip range.
 #[inline(always)]
 fn key_values<V: Lanes, const R: usize>(
     quad: &GatheredQuad,
     [key0, key1]: &[Key<'_>; 2],
     interpolate: bool,
     slots: [usize; 2],
+    rebuild: bool,
 ) -> ([V; 4], [V; 4]) {
     let (p0, p1) = (quad.segment(slots[0]), quad.segment(slots[1]));
+    let rebuild = rebuild && quad.rebuilt;
     let zero = V::splat(0.0);
     let at = |rows: &[[u32; 4]; 4], m: usize| V::from_bits(rows.get(m).copied().unwrap_or([0; 4]));
     if !interpolate {
@@ -452,8 +451,9 @@ fn key_values<V: Lanes, const R: usize>(
             let v = dequantize(q.integers_to_floats(), scale, Some(&segment), at(&quad.min, m), at(&quad.extent, m));
             V::select(raw, q, v)
         };
-        let k0 = [row(0), row(1), row(2), row(3)];
-        return (k0, k0);
+        let (x, y, z, w) = (row(0), row(1), row(2), row(3));
+        let w = if rebuild { V::select(V::from_bits(quad.rebuild_lanes), rebuild_w(x, y, z), w) } else { w };
+        return ([x, y, z, w], [x, y, z, w]);
     }
     let both = |a: &[u32; 4], b: &[u32; 4]| V::Pair::new(V::from_bits(*a), V::from_bits(*b));
     let q = V::Pair::fields_at::<R>(
@@ -464,11 +464,23 @@ fn key_values<V: Lanes, const R: usize>(
     );
     let (scale, raw) = (both(&p0.scale, &p1.scale), both(&p0.raw, &p1.raw));
     let plans = [p0, p1];
-    let (x0, x1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 0);
-    let (y0, y1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 1);
-    let (z0, z1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 2);
-    let (w0, w1) = pair_row::<V, R>(quad, plans, &q, scale, raw, 3);
+    let x = pair_row::<V, R>(quad, plans, &q, scale, raw, 0);
+    let y = pair_row::<V, R>(quad, plans, &q, scale, raw, 1);
+    let z = pair_row::<V, R>(quad, plans, &q, scale, raw, 2);
+    let w = pair_row::<V, R>(quad, plans, &q, scale, raw, 3);
+    let w = if rebuild { pair_rebuilt_w::<V>(both(&quad.rebuild_lanes, &quad.rebuild_lanes), x, y, z, w) } else { w };
+    let ((x0, x1), (y0, y1), (z0, z1), (w0, w1)) = (x.halves(), y.halves(), z.halves(), w.halves());
     ([x0, y0, z0, w0], [x1, y1, z1, w1])
+}
+
+/// [`rebuild_w`] of both keys where `lanes` (all ones in the lanes of
+/// three-component rotations), `w` elsewhere: the same operations in the same order.
+#[inline(always)]
+fn pair_rebuilt_w<V: Lanes>(lanes: V::Pair, x: V::Pair, y: V::Pair, z: V::Pair, w: V::Pair) -> V::Pair {
+    let one = V::Pair::new(V::splat(1.0), V::splat(1.0));
+    let zero = V::Pair::new(V::splat(0.0), V::splat(0.0));
+    let t = one.sub(x.mul(x).add(y.mul(y)).add(z.mul(z)));
+    V::Pair::select(lanes, t.sqrt().and(t.gt(zero)), w)
 }
 
 /// Row `m` of both keys' values in [`key_values`] (zero from `R` on): fields `q` as
@@ -483,14 +495,14 @@ fn pair_row<V: Lanes, const R: usize>(
     scale: V::Pair,
     raw: V::Pair,
     m: usize,
-) -> (V, V) {
+) -> V::Pair {
     let zero = V::splat(0.0);
-    let (Some(&q), true) = (q.get(m), m < R) else { return (zero, zero) };
+    let (Some(&q), true) = (q.get(m), m < R) else { return V::Pair::new(zero, zero) };
     let at = |rows: &[[u32; 4]; 4]| V::from_bits(rows.get(m).copied().unwrap_or([0; 4]));
     let (lo, hi) = (V::Pair::new(at(&p0.lo), at(&p1.lo)), V::Pair::new(at(&p0.hi), at(&p1.hi)));
     let (min, extent) = (at(&quad.min), at(&quad.extent));
     let n = q.integers_to_floats().mul(scale);
     let n = n.mul(hi).add(lo);
     let v = n.mul(V::Pair::new(extent, extent)).add(V::Pair::new(min, min));
-    V::Pair::select(raw, q, v).halves()
+    V::Pair::select(raw, q, v)
 }

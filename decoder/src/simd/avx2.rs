@@ -346,9 +346,30 @@ impl Pair for F32x8 {
         F32x8(unsafe { _mm256_add_ps(self.0, o.0) })
     }
     #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        // SAFETY: as in `new`; register-only.
+        F32x8(unsafe { _mm256_sub_ps(self.0, o.0) })
+    }
+    #[inline(always)]
     fn mul(self, o: Self) -> Self {
         // SAFETY: as in `new`; register-only.
         F32x8(unsafe { _mm256_mul_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        // SAFETY: as in `new`; register-only (correctly rounded, as `sqrtps`).
+        F32x8(unsafe { _mm256_sqrt_ps(self.0) })
+    }
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        // SAFETY: as in `new`; register-only.
+        F32x8(unsafe { _mm256_and_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        // SAFETY: as in `new`; register-only. Ordered and quiet: false where either
+        // lane is NaN, as `cmpgtps`.
+        F32x8(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, o.0) })
     }
     #[inline(always)]
     fn select(mask: Self, a: Self, b: Self) -> Self {

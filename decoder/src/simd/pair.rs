@@ -46,11 +46,35 @@ pub(crate) trait Pair: Copy {
         let ((a, b), (c, d)) = (self.halves(), o.halves());
         Self::new(a.add(c), b.add(d))
     }
+    /// [`Lanes::sub`] of both.
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        let ((a, b), (c, d)) = (self.halves(), o.halves());
+        Self::new(a.sub(c), b.sub(d))
+    }
     /// [`Lanes::mul`] of both.
     #[inline(always)]
     fn mul(self, o: Self) -> Self {
         let ((a, b), (c, d)) = (self.halves(), o.halves());
         Self::new(a.mul(c), b.mul(d))
+    }
+    /// [`Lanes::sqrt`] of both.
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        let (a, b) = self.halves();
+        Self::new(a.sqrt(), b.sqrt())
+    }
+    /// [`Lanes::and`] of both.
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        let ((a, b), (c, d)) = (self.halves(), o.halves());
+        Self::new(a.and(c), b.and(d))
+    }
+    /// [`Lanes::gt`] of both.
+    #[inline(always)]
+    fn gt(self, o: Self) -> Self {
+        let ((a, b), (c, d)) = (self.halves(), o.halves());
+        Self::new(a.gt(c), b.gt(d))
     }
     /// [`Lanes::select`] of both.
     #[inline(always)]
