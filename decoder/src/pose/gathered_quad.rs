@@ -384,8 +384,8 @@ fn plan_lanes(
         *after = Some(place.offset_at(offset));
         // A key frame's bits fit in 32 (its size is stored as a `u32`).
         let base = (offset as u32).wrapping_add(in_run);
-        let quantised = rate > 0 && rate < 32;
-        let lane_scale = if quantised { RECIPROCALS.get((rate & 31) as usize).copied().unwrap_or(0.0) } else { 0.0 };
+        // `RECIPROCALS` holds 0 for rate 0, and rate 32 (raw) masked to 5 bits is 0.
+        let lane_scale = RECIPROCALS.get((rate & 31) as usize).copied().unwrap_or(0.0);
         let lane = [field_mask(rate), lane_scale.to_bits(), if rate >= 32 { u32::MAX } else { 0 }];
         let constant = if rate == 0 { u32::MAX } else { 0 };
         // Each field's first bit, and the lane's field mask, scale and raw mask:
