@@ -10,9 +10,11 @@
 //! after that is the whole pose's, lane by lane, so the values are the whole pose's,
 //! bit for bit. Lanes of different lists are finished both ways (as rotations and as
 //! translations or scales), each keeping its own: the same operations on the same
-//! numbers as in the list's own quads. A gathered quad of one sub-track is laid out
-//! the other way, its components in the lanes of one vector, as a single bone is
-//! decoded.
+//! numbers as in the list's own quads. Both keys' rows are read and dequantised side
+//! by side ([`Pair`]: one 256-bit register and one gather per row on AVX2), as are a
+//! segment's range bytes `lo` and `hi` when it is planned. A gathered quad of one
+//! sub-track is laid out the other way, its components in the lanes of one vector, as
+//! a single bone is decoded.
 //!
 //! What the quad's lanes need of the clip (clip ranges, where the values go) is found
 //! once, when the subset is built; what they need of a segment (bit rates, from them

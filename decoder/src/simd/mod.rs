@@ -17,6 +17,10 @@
 //! is written once, generic over [`Lanes`], in `unpack` and `pose`; the scalar backend
 //! is compiled on every target so tests can run it beside the native one. `unsafe` is
 //! allowed in the backend modules only, for the intrinsics.
+//!
+//! [`pair`] puts two vectors side by side (key 0's and key 1's rows of a subset): one
+//! 256-bit register on AVX2, two vectors on the other backends, the same operations
+//! lane by lane either way.
 
 use glam::{Quat, Vec3};
 
