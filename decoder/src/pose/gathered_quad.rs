@@ -392,8 +392,8 @@ fn plan_lanes(
         let constant = if rate == 0 { u32::MAX } else { 0 };
         // Each field's first bit, and the lane's field mask, scale and raw mask:
         // component `m` in row `m`, lane `j` (row 3 of a three-component lane its
-        // first bit again, in bounds and never used); with one lane, in row 0, lane
-        // `m`.
+        // last component's bit again, in bounds and never used); with one lane, in
+        // row 0, lane `m`.
         let start = |m: usize| base.wrapping_add(width.wrapping_mul(m.min(components.saturating_sub(1)) as u32));
         if lanes == 1 {
             let live = |m: usize, v: u32| if m < components { v } else { 0 };
