@@ -14,7 +14,7 @@ use core::arch::x86_64::*;
 
 use glam::Quat;
 
-use super::pair::Pair;
+use super::pair::{fields_apart, Pair};
 use super::{sse2, Job, Lanes};
 
 #[cfg(not(miri))]
@@ -238,21 +238,6 @@ impl Lanes for F32x4 {
     }
 }
 
-/// [`Pair::fields_at`] when one gather cannot read both keys: each key read as
-/// [`Lanes::fields_at`] reads it.
-#[inline(always)]
-fn fields_apart<const R: usize>(
-    samples: [&[u8]; 2],
-    first: [u64; 2],
-    starts: [&[[u32; 4]; 4]; 2],
-    masks: F32x8,
-) -> [F32x8; 4] {
-    let (m0, m1) = masks.halves();
-    let [a0, a1, a2, a3] = F32x4::fields_at::<R>(samples[0], first[0], starts[0], m0);
-    let [b0, b1, b2, b3] = F32x4::fields_at::<R>(samples[1], first[1], starts[1], m1);
-    [F32x8::new(a0, b0), F32x8::new(a1, b1), F32x8::new(a2, b2), F32x8::new(a3, b3)]
-}
-
 /// Two of the AVX2 backend's vectors in one 256-bit register (half 0 in the low 128
 /// bits), for [`Pair`]: both keys' rows read by one gather and worked on by one
 /// instruction per step.
@@ -295,7 +280,7 @@ impl Pair for F32x8 {
             _mm256_testz_si256(_mm256_castps_si256(masks.0), wide) != 0
         };
         let Some((f0, f1)) = firsts.filter(|_| same && short && narrow) else {
-            return fields_apart::<R>(samples, first, starts, masks);
+            return fields_apart::<F32x8, R>(samples, first, starts, masks);
         };
         // SAFETY: as in `new` (AVX2, inside `run_avx2` only). Each gather reads the
         // four bytes at `s0[byte..]` for each lane's `byte`, and the gathers run only
@@ -318,7 +303,7 @@ impl Pair for F32x8 {
                 beyond = _mm256_or_si256(beyond, _mm256_cmpgt_epi32(*b, last));
             }
             if _mm256_testz_si256(beyond, beyond) == 0 {
-                return fields_apart::<R>(samples, first, starts, masks);
+                return fields_apart::<F32x8, R>(samples, first, starts, masks);
             }
             let seven = _mm256_set1_epi32(7);
             let masks = _mm256_castps_si256(masks.0);

@@ -27,12 +27,7 @@ pub(crate) trait Pair: Copy {
         starts: [&[[u32; 4]; 4]; 2],
         masks: Self,
     ) -> [Self; 4] {
-        let (m0, m1) = masks.halves();
-        let a = Self::Half::fields_at::<R>(samples[0], first[0], starts[0], m0);
-        let b = Self::Half::fields_at::<R>(samples[1], first[1], starts[1], m1);
-        let [a0, a1, a2, a3] = a;
-        let [b0, b1, b2, b3] = b;
-        [Self::new(a0, b0), Self::new(a1, b1), Self::new(a2, b2), Self::new(a3, b3)]
+        fields_apart::<Self, R>(samples, first, starts, masks)
     }
     /// [`Lanes::integers_to_floats`] of both.
     #[inline(always)]
@@ -82,6 +77,21 @@ pub(crate) trait Pair: Copy {
         let ((m0, m1), (a0, a1), (b0, b1)) = (mask.halves(), a.halves(), b.halves());
         Self::new(Self::Half::select(m0, a0, b0), Self::Half::select(m1, a1, b1))
     }
+}
+
+/// [`Pair::fields_at`] key by key: each half read as [`Lanes::fields_at`] reads it
+/// (the default, and a wide backend's way when one gather cannot read both).
+#[inline(always)]
+pub(crate) fn fields_apart<P: Pair, const R: usize>(
+    samples: [&[u8]; 2],
+    first: [u64; 2],
+    starts: [&[[u32; 4]; 4]; 2],
+    masks: P,
+) -> [P; 4] {
+    let (m0, m1) = masks.halves();
+    let [a0, a1, a2, a3] = P::Half::fields_at::<R>(samples[0], first[0], starts[0], m0);
+    let [b0, b1, b2, b3] = P::Half::fields_at::<R>(samples[1], first[1], starts[1], m1);
+    [P::new(a0, b0), P::new(a1, b1), P::new(a2, b2), P::new(a3, b3)]
 }
 
 /// A pair as two separate vectors, for the backends with four lanes: every operation
