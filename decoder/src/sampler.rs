@@ -314,13 +314,15 @@ impl<'a> Sampler<'a> {
     pub fn decompress_bone(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
         // A bone that does not move is its static pose's, when the clip has one: read
-        // without entering a backend.
+        // without entering a backend. The lists it moves in are read once, here.
+        let animated_lists = self.clip.lists.animated_lists(bone as usize);
         if let Some(&t) = self.clip.statics.get(bone as usize) {
-            if !self.clip.lists.animated(bone as usize) {
+            if animated_lists == 0 {
                 return Ok(self.in_place_or(bone, || t));
             }
         }
-        Ok(self.in_place_or(bone, || simd::run(self.backend, OneBone { at: self.at(), bone: bone as usize })))
+        let job = OneBone { at: self.at(), bone: bone as usize, animated_lists };
+        Ok(self.in_place_or(bone, || simd::run(self.backend, job)))
     }
 
     /// The in-place transform when `bone` plays in place, else `decode()`.
@@ -386,7 +388,9 @@ impl<'a> Sampler<'a> {
     #[doc(hidden)]
     pub fn decompress_bone_scalar(&self, bone: u32) -> Result<Transform, Error> {
         self.check_bone(bone)?;
-        Ok(self.in_place_or(bone, || simd::run(Backend::Portable, OneBone { at: self.at(), bone: bone as usize })))
+        let animated_lists = self.clip.lists.animated_lists(bone as usize);
+        let job = OneBone { at: self.at(), bone: bone as usize, animated_lists };
+        Ok(self.in_place_or(bone, || simd::run(Backend::Portable, job)))
     }
 
     fn check_output(&self, out: &[Transform]) -> Result<(), Error> {

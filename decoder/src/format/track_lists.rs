@@ -117,17 +117,22 @@ impl<'a> TrackLists<'a> {
         bone < self.bones && (self.bytes.get(at).copied().unwrap_or(0) >> (bone & 7)) & 1 != 0
     }
 
-    /// Does `bone` have an animated sub-track in any list? (The four animated bit sets
-    /// follow each other: one byte of each.)
+    /// The lists in which `bone` has an animated sub-track, bit `list as usize` for
+    /// each (0 for a bone out of range): the four animated bit sets follow each
+    /// other, one byte of each, so that a single-bone decode tests them once.
     #[inline(always)]
-    pub(crate) fn animated(&self, bone: usize) -> bool {
+    pub(crate) fn animated_lists(&self, bone: usize) -> u8 {
         let at = self.at(format::bitset_index(true, TrackList::Rotation3).wrapping_mul(self.set_len));
-        let mut bits = 0u8;
+        let mut lists = 0u8;
         for list in 0..TrackList::ALL.len() {
             let byte = at.wrapping_add(list.wrapping_mul(self.set_len)).wrapping_add(bone >> 3);
-            bits |= self.bytes.get(byte).copied().unwrap_or(0);
+            lists |= ((self.bytes.get(byte).copied().unwrap_or(0) >> (bone & 7)) & 1) << list;
         }
-        bone < self.bones && (bits >> (bone & 7)) & 1 != 0
+        if bone < self.bones {
+            lists
+        } else {
+            0
+        }
     }
 
     /// The list holding the `animated` (or constant) sub-track of `kind` of `bone`.

@@ -23,6 +23,20 @@ use crate::unpack::values::{floats, integers, Grid};
 /// then its animated sub-tracks.
 #[inline(always)]
 pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, bone: usize) -> Transform {
+    bone_in::<V>(clip, keys, alpha, bone, clip.lists.animated_lists(bone))
+}
+
+/// [`bone`] given the lists in which the bone is animated
+/// ([`crate::format::track_lists::TrackLists::animated_lists`]), when the caller has
+/// read them already.
+#[inline(always)]
+pub(crate) fn bone_in<V: Lanes>(
+    clip: &Clip<'_>,
+    keys: &[Key<'_>; 2],
+    alpha: f32,
+    bone: usize,
+    animated_lists: u8,
+) -> Transform {
     let fixed = clip.statics.get(bone);
     let mut t = match fixed {
         Some(&t) => t,
@@ -30,24 +44,25 @@ pub(crate) fn bone<V: Lanes>(clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, b
     };
     let constants = fixed.is_none();
     let lists = &clip.lists;
-    let has = |animated: bool, list: TrackList| lists.contains(bitset_index(animated, list), bone);
-    if has(true, TrackList::Rotation3) {
+    let animated_in = |list: TrackList| (animated_lists >> (list as usize)) & 1 != 0;
+    let constant_in = |list: TrackList| constants && lists.contains(bitset_index(false, list), bone);
+    if animated_in(TrackList::Rotation3) {
         animated::<V, ROTATION3, 3>(clip, keys, alpha, bone, &mut t);
-    } else if has(true, TrackList::Rotation4) {
+    } else if animated_in(TrackList::Rotation4) {
         animated::<V, ROTATION4, 4>(clip, keys, alpha, bone, &mut t);
-    } else if constants && has(false, TrackList::Rotation3) {
+    } else if constant_in(TrackList::Rotation3) {
         constant::<V, ROTATION3, 3>(clip, bone, &mut t);
-    } else if constants && has(false, TrackList::Rotation4) {
+    } else if constant_in(TrackList::Rotation4) {
         constant::<V, ROTATION4, 4>(clip, bone, &mut t);
     }
-    if has(true, TrackList::Translation) {
+    if animated_in(TrackList::Translation) {
         animated::<V, TRANSLATION, 3>(clip, keys, alpha, bone, &mut t);
-    } else if constants && has(false, TrackList::Translation) {
+    } else if constant_in(TrackList::Translation) {
         constant::<V, TRANSLATION, 3>(clip, bone, &mut t);
     }
-    if has(true, TrackList::Scale) {
+    if animated_in(TrackList::Scale) {
         animated::<V, SCALE, 3>(clip, keys, alpha, bone, &mut t);
-    } else if constants && has(false, TrackList::Scale) {
+    } else if constant_in(TrackList::Scale) {
         constant::<V, SCALE, 3>(clip, bone, &mut t);
     }
     t

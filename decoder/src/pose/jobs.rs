@@ -79,6 +79,8 @@ impl Job for PlanSegment<'_, '_, '_> {
 pub(crate) struct OneBone<'r, 'a> {
     pub at: At<'r, 'a>,
     pub bone: usize,
+    /// The lists in which the bone is animated (`TrackLists::animated_lists`).
+    pub animated_lists: u8,
 }
 
 impl Job for OneBone<'_, '_> {
@@ -86,7 +88,7 @@ impl Job for OneBone<'_, '_> {
     #[inline(always)]
     fn run<V: Lanes>(self) -> Transform {
         let At { clip, keys, alpha } = self.at;
-        bone::bone::<V>(clip, keys, alpha, self.bone)
+        bone::bone_in::<V>(clip, keys, alpha, self.bone, self.animated_lists)
     }
 }
 
