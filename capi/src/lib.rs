@@ -422,19 +422,31 @@ pub(crate) fn pose_through_buffer(sampler: &Sampler<'_>, out: &mut [OssaTransfor
         }
         return OssaStatus::Ok;
     }
-    let mut done = 0;
-    while done < bones {
-        let n = (bones - done).min(POSE_BUFFER);
-        let list: [u32; POSE_BUFFER] = core::array::from_fn(|i| (done + i) as u32);
-        if let Err(e) = sampler.decompress_bones(&list[..n], &mut buffer[..n]) {
-            return e.into();
+    for (group, out) in out.chunks_mut(POSE_BUFFER).enumerate() {
+        let first = group * POSE_BUFFER;
+        let list: [u32; POSE_BUFFER] = core::array::from_fn(|i| (first + i) as u32);
+        if let Err(status) = listed_through_buffer(sampler, &list[..out.len()], out, &mut buffer) {
+            return status;
         }
-        for (o, t) in out[done..done + n].iter_mut().zip(&buffer[..n]) {
-            *o = (*t).into();
-        }
-        done += n;
     }
     OssaStatus::Ok
+}
+
+/// Decodes `list` (at most [`POSE_BUFFER`] bones, each checked) into `out` (as long)
+/// through `buffer`, then converts: [`ossa_sampler_bones`] and the pose of a clip of
+/// more bones than `buffer` holds, a group at a time.
+fn listed_through_buffer(
+    sampler: &Sampler<'_>,
+    list: &[u32],
+    out: &mut [OssaTransform],
+    buffer: &mut [Transform; POSE_BUFFER],
+) -> Result<(), OssaStatus> {
+    let decoded = buffer.get_mut(..list.len()).ok_or(OssaStatus::OutputTooSmall)?;
+    sampler.decompress_bones(list, decoded).map_err(OssaStatus::from)?;
+    for (o, t) in out.iter_mut().zip(decoded.iter()) {
+        *o = (*t).into();
+    }
+    Ok(())
 }
 
 /// Transforms decoded at once on the stack by [`ossa_sampler_pose`] (6 KiB).
@@ -482,12 +494,8 @@ pub unsafe extern "C" fn ossa_sampler_bones(
     // Decoded on the stack in groups, then converted: no allocation.
     let mut buffer = [Transform::IDENTITY; POSE_BUFFER];
     for (list, out) in bones.chunks(POSE_BUFFER).zip(out.chunks_mut(POSE_BUFFER)) {
-        let decoded = &mut buffer[..list.len()];
-        if let Err(e) = sampler.decompress_bones(list, decoded) {
-            return e.into();
-        }
-        for (o, t) in out.iter_mut().zip(decoded.iter()) {
-            *o = (*t).into();
+        if let Err(status) = listed_through_buffer(sampler, list, out, &mut buffer) {
+            return status;
         }
     }
     OssaStatus::Ok

@@ -76,6 +76,16 @@ fn golden_clips_decode_through_the_abi_as_through_the_decoder() {
                 for (o, &b) in some.iter().zip(&list) {
                     assert_eq!(o, &out[b as usize], "{name} at {time}, listed bone {b}");
                 }
+                // A list longer than the groups the call decodes at once (128).
+                let long: Vec<u32> = (0..300).map(|i| (i * 7 % bones) as u32).collect();
+                let mut many = vec![OssaTransform::default(); long.len()];
+                // SAFETY: `long` and `many` hold `long.len()` values each.
+                let status =
+                    unsafe { ossa_sampler_bones(&*sampler, long.as_ptr(), long.len(), many.as_mut_ptr(), many.len()) };
+                assert_eq!(status, OssaStatus::Ok);
+                for (o, &b) in many.iter().zip(&long) {
+                    assert_eq!(o, &out[b as usize], "{name} at {time}, bone {b} of a long list");
+                }
             }
         }
     }
