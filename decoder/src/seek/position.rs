@@ -55,9 +55,14 @@ impl Position {
         // `i / rate * rate` rarely lands exactly on `i` in f32; far into a long clip the
         // residue is a visible fraction of a sample. Times within a few ulps of a sample
         // are that sample.
-        let nearest = nearest_whole(position);
-        let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
-        let k0 = (position as u32).min(end);
+        // The sample below (the conversion saturates: no valid clip reaches it) and
+        // the nearest; `k0` from them, without converting the snapped position again
+        // (the nearest is an integer, exactly `whole + 1` when it is above).
+        let whole = position as u32;
+        let (nearest, above) = nearest_whole(position, whole as f32);
+        let snap = (position - nearest).abs() <= nearest * SNAP_ULPS;
+        let (position, k0) = if snap { (nearest, whole.wrapping_add(u32::from(above))) } else { (position, whole) };
+        let k0 = k0.min(end);
         let fraction = position - k0 as f32;
         if k0 < last {
             Position { k0, k1: k0.wrapping_add(1), fraction: fraction.clamp(0.0, 1.0), loop_end: false }
@@ -74,15 +79,15 @@ impl Position {
 }
 
 /// The nearest integer to `position` (finite, not negative, below 2^32), halves away
-/// from zero, as `roundf` gives it, without a call: below 2^24 the truncation and
-/// the subtraction are exact, and above it every `f32` is an integer.
+/// from zero, as `roundf` gives it, without a call, given `whole`, its truncation:
+/// below 2^24 the truncation and the subtraction are exact, and above it every `f32`
+/// is an integer. Also whether it is `whole + 1`.
 #[inline(always)]
-fn nearest_whole(position: f32) -> f32 {
-    let whole = position as u32 as f32;
+fn nearest_whole(position: f32, whole: f32) -> (f32, bool) {
     if position - whole >= 0.5 {
-        whole + 1.0
+        (whole + 1.0, true)
     } else {
-        whole
+        (whole, false)
     }
 }
 
@@ -116,13 +121,52 @@ pub(crate) fn blend(clip: &Clip<'_>, time: f32, rounding: Rounding) -> (u32, u32
 
 #[cfg(test)]
 mod tests {
-    use super::nearest_whole;
+    use super::{nearest_whole, Position, SNAP_ULPS};
+    use crate::format::Looping;
+
+    /// `Position::at`'s first key and fraction as decoding.md states them: the
+    /// position snapped to `roundf` of it when within a few ulps, then truncated.
+    fn stated(sample_count: u32, sample_rate: f32, looping: Looping, time: f32) -> (u32, f32) {
+        let end = if looping == Looping::Wrap { sample_count } else { sample_count - 1 };
+        let position = (time * sample_rate).max(0.0).min(end as f32);
+        let nearest = libm::roundf(position);
+        let position = if (position - nearest).abs() <= nearest * SNAP_ULPS { nearest } else { position };
+        let k0 = (position as u32).min(end);
+        (k0, position - k0 as f32)
+    }
+
+    #[test]
+    fn the_first_key_is_the_snapped_position_truncated() {
+        let mut checked = 0;
+        for (count, rate) in [(2u32, 30.0f32), (31, 24.0), (230, 24.0), (1_000, 60.0), (300_000, 120.0)] {
+            for looping in [Looping::Clamp, Looping::Wrap] {
+                let step = (count / 2_000).max(1);
+                for i in (0..=count + 1).step_by(step as usize) {
+                    let exact = i as f32 / rate;
+                    // The sample's time, its neighbours a few ulps away, and halfway.
+                    let times = [-1, 0, 1, 2, 3, 9].map(|d| f32::from_bits(exact.to_bits().wrapping_add_signed(d)));
+                    for time in times.into_iter().chain([exact + 0.5 / rate, -1.0]) {
+                        let p = Position::at(count, rate, looping, time);
+                        let (k0, fraction) = stated(count, rate, looping, time);
+                        let last = if looping == Looping::Wrap { count } else { count - 1 };
+                        if k0 < last {
+                            assert_eq!((p.k0, p.fraction.to_bits()), (k0, fraction.to_bits()), "{time} of {count}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+    }
 
     #[test]
     fn nearest_whole_is_roundf_for_every_position_a_clip_can_have() {
         let mut checked = 0;
         let mut check = |p: f32| {
-            assert_eq!(nearest_whole(p).to_bits(), libm::roundf(p).to_bits(), "{p}");
+            let (nearest, above) = nearest_whole(p, p as u32 as f32);
+            assert_eq!(nearest.to_bits(), libm::roundf(p).to_bits(), "{p}");
+            assert_eq!(above, nearest > libm::truncf(p), "{p}");
             checked += 1;
         };
         for p in [0.0, 0.49999997, 0.5, 0.50000006, 1.5, 2.5, 8_388_607.5, 8_388_608.0, 16_777_216.0, 4.0e9] {
