@@ -457,6 +457,24 @@ fn key_values<V: Lanes, const R: usize>(
         let w = if rebuild { V::select(V::from_bits(quad.rebuild_lanes), rebuild_w(x, y, z), w) } else { w };
         return ([x, y, z, w], [x, y, z, w]);
     }
+    // Both keys in one segment (most frames): one plan, each of whose rows is then
+    // loaded once into both halves (a single broadcast load on AVX2).
+    if core::ptr::eq(p0, p1) {
+        pair_values::<V, R>(quad, [key0, key1], [p0, p0], rebuild)
+    } else {
+        pair_values::<V, R>(quad, [key0, key1], [p0, p1], rebuild)
+    }
+}
+
+/// [`key_values`] of both keys, each with its plan of `plans`.
+#[inline(always)]
+fn pair_values<V: Lanes, const R: usize>(
+    quad: &GatheredQuad,
+    [key0, key1]: [&Key<'_>; 2],
+    plans: [&SegmentPlan; 2],
+    rebuild: bool,
+) -> ([V; 4], [V; 4]) {
+    let [p0, p1] = plans;
     let both = |a: &[u32; 4], b: &[u32; 4]| V::Pair::new(V::from_bits(*a), V::from_bits(*b));
     let q = V::Pair::fields_at::<R>(
         [key0.samples, key1.samples],
@@ -465,7 +483,6 @@ fn key_values<V: Lanes, const R: usize>(
         both(&p0.masks, &p1.masks),
     );
     let (scale, raw) = (both(&p0.scale, &p1.scale), both(&p0.raw, &p1.raw));
-    let plans = [p0, p1];
     let x = pair_row::<V, R>(quad, plans, &q, scale, raw, 0);
     let y = pair_row::<V, R>(quad, plans, &q, scale, raw, 1);
     let z = pair_row::<V, R>(quad, plans, &q, scale, raw, 2);
