@@ -141,9 +141,7 @@ impl<'a> Sampler<'a> {
     }
 
     /// Points the sampler at stored keys `k0` and `k1` (below the sample count),
-    /// blended by `alpha`. (What a decode reads is prefetched by the decodes that read
-    /// the whole clip, [`Sampler::prefetch`]: a subset or a single bone reads a few
-    /// lines of it, and would pay for hints it does not use.)
+    /// blended by `alpha`, and prefetches what decoding them reads.
     #[inline(always)]
     pub(crate) fn place(&mut self, k0: u32, k1: u32, alpha: f32) {
         let clip = &self.clip;
@@ -155,6 +153,7 @@ impl<'a> Sampler<'a> {
         // Both keys in one segment (most seeks): its table entry is read once.
         let entry1 = if segment1 == segment0 { entry0 } else { clip.segment(segment1) };
         self.keys = [locate(clip, k0, segment0, entry0), locate(clip, k1, segment1, entry1)];
+        self.prefetch();
     }
 
     /// [`Sampler::place`] with the key frames of `binding`'s tiers that `residency`
@@ -181,19 +180,21 @@ impl<'a> Sampler<'a> {
             // segment); otherwise it is `k0 + 1`, stored in this segment.
             let key1 = if alpha == 0.0 { key0 } else { locate(clip, k1, segment0, entry0) };
             self.keys = [key0, key1];
+            self.prefetch();
         } else {
             let (keys, alpha) = from_tiers(clip, k0, k1, alpha, segment0, entry0, binding, residency);
             self.alpha = alpha;
             self.keys = keys;
+            self.prefetch();
         }
     }
 
-    /// Starts loading what a whole or kept pose reads first, before it reads any of
-    /// it, so that a clip out of the caches pays for its misses in parallel rather
-    /// than one after another: the start of the track bit sets, constants and clip
-    /// ranges, of the first key's segment header, and of both keys' samples (the
-    /// hardware prefetcher follows the rest of each run of lines), and of the static
-    /// pose, if any. Sixteen hints, none of them waiting for memory.
+    /// Starts loading what the next pose reads first, so that a clip out of the
+    /// caches pays for its misses in parallel rather than one after another: the
+    /// start of the track bit sets, constants and clip ranges, of the first key's
+    /// segment header, and of both keys' samples (the hardware prefetcher follows the
+    /// rest of each run of lines), and of the static pose, if any. Sixteen hints, none
+    /// of them waiting for memory.
     fn prefetch(&self) {
         let clip = &self.clip;
         let lines = |at: usize, count: usize| {
@@ -222,7 +223,6 @@ impl<'a> Sampler<'a> {
     #[inline]
     pub fn decompress_pose(&self, out: &mut [Transform]) -> Result<(), Error> {
         self.check_output(out)?;
-        self.prefetch();
         self.native_pose(out);
         self.put_in_place(out);
         Ok(())
@@ -236,7 +236,6 @@ impl<'a> Sampler<'a> {
     #[inline]
     pub fn decompress_kept_pose(&self, pose: &mut KeptPose<'_>) -> Result<(), Error> {
         self.check_output_len(pose.len())?;
-        self.prefetch();
         let (out, filled, plan) = pose.for_clip(&self.clip);
         let plan = self.planned(self.backend, plan);
         self.native_kept(out, filled, plan);
