@@ -171,9 +171,8 @@ impl<const N: usize> Subset<N> {
                 }
             }
         };
-        // One copy of the bones' fixed parts (`check` made `out` long enough).
-        if let Some(out) = out.get_mut(..self.fixed.len()) {
-            out.copy_from_slice(&self.fixed);
+        for (t, fixed) in out.iter_mut().zip(self.fixed.iter()) {
+            *t = *fixed;
         }
         for quad in self.quads.iter() {
             quad.decode::<V>(keys, alpha, [slot0, slot1], out);
