@@ -66,26 +66,26 @@ fn golden_clips_decode_through_the_abi_as_through_the_decoder() {
                     assert_eq!(unsafe { ossa_sampler_bone(&*sampler, b as u32, &mut one) }, OssaStatus::Ok);
                     assert_eq!(&one, o);
                 }
-                // A list in any order, with a repeat: each as its bone in the pose.
-                let list: Vec<u32> = (0..bones as u32).rev().chain([0]).collect();
-                let mut some = vec![OssaTransform::default(); list.len()];
-                // SAFETY: `list` and `some` hold `list.len()` values each.
-                let status =
-                    unsafe { ossa_sampler_bones(&*sampler, list.as_ptr(), list.len(), some.as_mut_ptr(), some.len()) };
-                assert_eq!(status, OssaStatus::Ok);
-                for (o, &b) in some.iter().zip(&list) {
-                    assert_eq!(o, &out[b as usize], "{name} at {time}, listed bone {b}");
-                }
-                // A list longer than the groups the call decodes at once (128).
-                let long: Vec<u32> = (0..300).map(|i| (i * 7 % bones) as u32).collect();
-                let mut many = vec![OssaTransform::default(); long.len()];
-                // SAFETY: `long` and `many` hold `long.len()` values each.
-                let status =
-                    unsafe { ossa_sampler_bones(&*sampler, long.as_ptr(), long.len(), many.as_mut_ptr(), many.len()) };
-                assert_eq!(status, OssaStatus::Ok);
-                for (o, &b) in many.iter().zip(&long) {
-                    assert_eq!(o, &out[b as usize], "{name} at {time}, bone {b} of a long list");
-                }
+                // Lists: each bone as in the pose.
+                let check_list = |list: &[u32], what: &str| {
+                    let mut some = vec![OssaTransform::default(); list.len()];
+                    // SAFETY: `list` and `some` hold `list.len()` values each.
+                    let status = unsafe {
+                        ossa_sampler_bones(&*sampler, list.as_ptr(), list.len(), some.as_mut_ptr(), some.len())
+                    };
+                    assert_eq!(status, OssaStatus::Ok, "{name} at {time}, {what}");
+                    for (o, &b) in some.iter().zip(list) {
+                        assert_eq!(o, &out[b as usize], "{name} at {time}, bone {b} of {what}");
+                    }
+                };
+                check_list(
+                    &(0..bones as u32).rev().chain([0]).collect::<Vec<_>>(),
+                    "a list in any order, with a repeat",
+                );
+                check_list(
+                    &(0..300).map(|i| (i * 7 % bones) as u32).collect::<Vec<_>>(),
+                    "a list longer than the groups the call decodes at once (128)",
+                );
             }
         }
     }

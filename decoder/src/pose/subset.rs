@@ -146,13 +146,13 @@ impl<const N: usize> Subset<N> {
     #[inline(always)]
     pub(crate) fn decode<V: Lanes>(&mut self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32, out: &mut [Transform]) {
         let [key0, key1] = keys;
+        let straddle = alpha != 0.0 && key1.rates != key0.rates;
         // Most frames: both keys in the segment key 0 used last, planned already.
         let last = self.spare ^ 1;
-        let one_segment = alpha == 0.0 || key1.rates == key0.rates;
-        let [slot0, slot1] = if one_segment && self.segments.get(last) == Some(&key0.rates) {
+        let [slot0, slot1] = if !straddle && self.segments.get(last) == Some(&key0.rates) {
             [last, last]
         } else {
-            self.slots::<V>(clip, keys, alpha)
+            self.slots::<V>(clip, keys, straddle)
         };
         for (t, fixed) in out.iter_mut().zip(self.fixed.iter()) {
             *t = *fixed;
@@ -162,11 +162,11 @@ impl<const N: usize> Subset<N> {
         }
     }
 
-    /// The plans for `keys` (see [`Subset::decode`]), made where missing.
+    /// The plans for `keys` (see [`Subset::decode`]; `straddle`: key 1 weighs
+    /// something and lies in another segment), made where missing.
     #[inline(always)]
-    fn slots<V: Lanes>(&mut self, clip: &Clip<'_>, keys: &[Key<'_>; 2], alpha: f32) -> [usize; 2] {
+    fn slots<V: Lanes>(&mut self, clip: &Clip<'_>, keys: &[Key<'_>; 2], straddle: bool) -> [usize; 2] {
         let [key0, key1] = keys;
-        let straddle = alpha != 0.0 && key1.rates != key0.rates;
         let slot_of = |segments: &[usize; 2], rates: usize| segments.iter().position(|&s| s == rates);
         let slot0 = match slot_of(&self.segments, key0.rates) {
             Some(slot) => slot,
