@@ -119,20 +119,19 @@ impl<'a> TrackLists<'a> {
 
     /// The lists in which `bone` has an animated sub-track, bit `list as usize` for
     /// each (0 for a bone out of range): the four animated bit sets follow each
-    /// other, one byte of each, so that a single-bone decode tests them once.
+    /// other, one byte of each, so that a single-bone decode tests them once, with
+    /// one bounds check for the four bytes (the span from the first to the last).
     #[inline(always)]
     pub(crate) fn animated_lists(&self, bone: usize) -> u8 {
-        let at = self.at(format::bitset_index(true, TrackList::Rotation3).wrapping_mul(self.set_len));
-        let mut lists = 0u8;
-        for list in 0..TrackList::ALL.len() {
-            let byte = at.wrapping_add(list.wrapping_mul(self.set_len)).wrapping_add(bone >> 3);
-            lists |= ((self.bytes.get(byte).copied().unwrap_or(0) >> (bone & 7)) & 1) << list;
-        }
-        if bone < self.bones {
-            lists
-        } else {
-            0
-        }
+        let first = self.at(format::bitset_index(true, TrackList::Rotation3).wrapping_mul(self.set_len));
+        let first = first.wrapping_add(bone >> 3);
+        let step = self.set_len;
+        let bytes = match self.bytes.get(first..).and_then(|b| b.get(..=step.wrapping_mul(3))) {
+            Some(bytes) if bone < self.bones => bytes,
+            _ => return 0,
+        };
+        let bit = |at: usize| (bytes.get(at).copied().unwrap_or(0) >> (bone & 7)) & 1;
+        bit(0) | bit(step) << 1 | bit(step << 1) << 2 | bit(step.wrapping_mul(3)) << 3
     }
 
     /// The list holding the `animated` (or constant) sub-track of `kind` of `bone`.
@@ -218,5 +217,41 @@ impl Iterator for Bones<'_, '_> {
         // Clear the lowest set bit.
         self.word &= self.word.wrapping_sub(1);
         Some(bone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TrackLists;
+    use crate::format::{bitset_index, bitset_len, TrackList, BITSET_COUNT};
+
+    /// The four animated bits of a bone, read with one bounds check, are each list's
+    /// own bit ([`TrackLists::contains`]), for every bone of skeletons whose bit sets
+    /// end inside a byte and on one; past the bones, and when the buffer stops before
+    /// the last set's byte, they read as none (never out of bounds).
+    #[test]
+    fn animated_lists_are_each_lists_bit() {
+        for bones in [1usize, 7, 8, 9, 44, 64, 130] {
+            let len = bitset_len(bones);
+            let start = 3;
+            let all: [u8; 160] = core::array::from_fn(|i| (i as u8).wrapping_mul(0x9d).wrapping_add(0x35));
+            let bytes = &all[..start + len * BITSET_COUNT];
+            let lists = TrackLists::new(bytes, start, bones);
+            for bone in 0..bones + 9 {
+                let want = TrackList::ALL
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &list)| u8::from(lists.contains(bitset_index(true, list), bone)) << k)
+                    .fold(0, |a, b| a | b);
+                assert_eq!(lists.animated_lists(bone), want, "{bones} bones, bone {bone}");
+            }
+            // The buffer cut inside the last animated set: the bones whose byte is
+            // gone read as in no list.
+            let cut = &bytes[..bytes.len() - 1];
+            let lists = TrackLists::new(cut, start, bones);
+            for bone in (len - 1) * 8..bones {
+                assert_eq!(lists.animated_lists(bone), 0, "{bones} bones, bone {bone}, cut");
+            }
+        }
     }
 }
