@@ -36,7 +36,7 @@ clip, seek, pose, kept, bone, subset, plain, unplanned, n = sys.argv[1], *map(in
 name = os.path.basename(clip)
 print(f"{name}: {pose / n:.0f} instructions per seek + pose "
       f"(seek {seek / n:.0f}); pose bone by bone (seek + every bone) {bone / n:.0f}; "
-      f"seek + 4 bones {subset / n:.0f} ({subset / pose:.2f} of a pose)")
+      f"seek + 4 bones {subset / n:.0f} ({subset / pose:.3f} of a pose)")
 print(f"{name}: {kept / n:.0f} instructions per seek + kept pose ({kept / pose:.2f} of a pose)")
 print(f"{name}: {unplanned / n:.0f} instructions per seek + kept pose without a plan")
 print(f"{name}: {plain / n:.0f} instructions per seek + pose of the clip without a static pose")
