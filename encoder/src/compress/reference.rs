@@ -229,19 +229,17 @@ impl Reference {
     ) -> f64 {
         scratch.resize(self.bone_count, Affine::IDENTITY);
         let subtree = self.hierarchy.subtree(bone);
+        let mut linear = LinearParts::default();
         let mut worst = 0.0f64;
         for s in samples {
-            let mut local = self.local[self.at(s, bone)];
+            let at = self.at(s, bone);
+            let mut local = self.local[at];
             let v = value(s);
             if v == local.parts[part] {
                 continue;
             }
             local.parts[part] = v;
-            let l = self.affine_of(s, bone, &local);
-            let o = match self.parent(bone) {
-                Some(p) => self.object[self.at(s, p)].then(&l),
-                None => self.root_object(bone, l),
-            };
+            let o = self.object_with(s, bone, &local, part, &mut linear);
             // Every vertex of the subtree moves by at most this much: when that is
             // within the limit, the walk below cannot find anything above it.
             let bound = change_bound(&self.object[self.at(s, bone)], &o, self.reach[self.at(s, bone)]);
@@ -265,6 +263,74 @@ impl Reference {
             }
         }
         worst
+    }
+
+    /// The object transform of `bone` at `sample` when its local values are `local`,
+    /// which differ from the reference's in part `part` only; everything above is
+    /// the reference's. Bit for bit the parent's transform composed with
+    /// [`Reference::affine_of`], with less work: a changed translation leaves the
+    /// linear part as the reference's, and `linear` keeps the last linear part.
+    fn object_with(
+        &self,
+        sample: usize,
+        bone: usize,
+        local: &LocalValues,
+        part: usize,
+        linear: &mut LinearParts,
+    ) -> Affine {
+        if part == TRANSLATION && self.base.is_none() {
+            let v = local.parts[TRANSLATION];
+            let t = [v[0], v[1], v[2]].map(f64::from);
+            let moved = match self.parent(bone) {
+                Some(p) => self.object[self.at(sample, p)].apply(t),
+                None => self.root_object(bone, Affine { m: Affine::IDENTITY.m, t }).t,
+            };
+            return Affine { m: self.object[self.at(sample, bone)].m, t: moved };
+        }
+        let l = match &self.base {
+            None => linear.affine(local),
+            Some(_) => self.affine_of(sample, bone, local),
+        };
+        match self.parent(bone) {
+            Some(p) => self.object[self.at(sample, p)].then(&l),
+            None => self.root_object(bone, l),
+        }
+    }
+}
+
+/// Index of the translation in [`LocalValues::parts`].
+const TRANSLATION: usize = SubTrackKind::Translation as usize;
+
+/// The affine form of local values whose rotation and scale are often those of the
+/// call before (a constant tried at every sample): the linear part, the costly one,
+/// is computed again only when they change. Bit for bit [`LocalValues::affine`].
+#[derive(Default)]
+struct LinearParts {
+    last: Option<LastLinear>,
+}
+
+/// The bits of a rotation and a scale, and their linear part.
+#[derive(Clone, Copy)]
+struct LastLinear {
+    rotation: [u32; 4],
+    scale: [u32; 4],
+    m: [[f64; 3]; 3],
+}
+
+impl LinearParts {
+    fn affine(&mut self, values: &LocalValues) -> Affine {
+        let [r, t, s] = values.parts;
+        let t = [t[0], t[1], t[2]].map(f64::from);
+        // Bits, not values: `-0.0` and `0.0` may give different zeros.
+        let (r, s) = (r.map(f32::to_bits), s.map(f32::to_bits));
+        match self.last {
+            Some(last) if last.rotation == r && last.scale == s => Affine { m: last.m, t },
+            _ => {
+                let a = values.affine();
+                self.last = Some(LastLinear { rotation: r, scale: s, m: a.m });
+                a
+            }
+        }
     }
 }
 
@@ -410,5 +476,74 @@ mod tests {
         local[1].m[0][0] = f64::NAN;
         reach_of_sample(&[None, Some(0)], &[1.0, 1.0], &local, &mut reach);
         assert_eq!(reach[0], f64::INFINITY);
+    }
+
+    /// `object_with` takes shortcuts (the reference's linear part for a changed
+    /// translation, the last linear part for a repeated rotation and scale): every
+    /// result must be the plain composition's, bit for bit, for each part, at roots
+    /// placed in a scene and below, with scales and zeros of both signs.
+    #[test]
+    fn object_with_is_the_plain_composition_bit_for_bit() {
+        use crate::raw_clip::{Bone, BoneTrack, RawTransform, RootPlacement};
+        let mut numbers = Numbers(11);
+        let samples = 6;
+        let bones: Vec<Bone> = [None, Some(0), Some(1), Some(0)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, parent)| Bone {
+                name: format!("b{i}"),
+                parent,
+                shell_distance: 2.0,
+                bind_pose: RawTransform::IDENTITY,
+            })
+            .collect();
+        let tracks: Vec<BoneTrack> = (0..bones.len())
+            .map(|_| BoneTrack {
+                rotations: (0..samples)
+                    .map(|_| normalize([numbers.next(), numbers.next(), -0.0, numbers.next()]).unwrap())
+                    .collect(),
+                translations: (0..samples).map(|_| [numbers.next() * 10.0, 0.0, -0.0]).collect(),
+                scales: (0..samples).map(|_| [1.0 + numbers.next() * 0.5, 1.0, 2.0]).collect(),
+            })
+            .collect();
+        let mut clip = RawClip {
+            name: "shortcuts".into(),
+            sample_rate: 30.0,
+            sample_count: samples,
+            bones,
+            tracks,
+            additive: None,
+            source: Default::default(),
+        };
+        clip.source.root_placements =
+            vec![RootPlacement { bone: 0, matrix: [0.0, -2.0, 0.0, 1.0, 2.0, 0.0, 0.0, -3.0, 0.0, 0.0, 2.0, 0.5] }];
+        let reference = Reference::new(&clip).unwrap();
+        let bits = |a: &Affine| (a.m.map(|c| c.map(f64::to_bits)), a.t.map(f64::to_bits));
+        let values: [Lane4; 5] = [
+            [0.25, -0.0, 0.5, 0.8],
+            [0.0, 0.0, 0.0, 1.0],
+            [-0.0, 0.0, -0.0, 1.0],
+            [3.0, -0.0, 7.5, 0.0],
+            [1.5, 1.5, 0.5, 0.0],
+        ];
+        for part in 0..3 {
+            for bone in 0..reference.bone_count {
+                let mut linear = LinearParts::default();
+                // Each value at every sample, then again: repeats use the kept part.
+                for v in values.iter().chain(&values) {
+                    for s in 0..samples {
+                        let mut local = reference.local[reference.at(s, bone)];
+                        local.parts[part] = *v;
+                        let l = reference.affine_of(s, bone, &local);
+                        let plain = match reference.parent(bone) {
+                            Some(p) => reference.object[reference.at(s, p)].then(&l),
+                            None => reference.root_object(bone, l),
+                        };
+                        let fast = reference.object_with(s, bone, &local, part, &mut linear);
+                        assert_eq!(bits(&fast), bits(&plain), "part {part} bone {bone} sample {s} value {v:?}");
+                    }
+                }
+            }
+        }
     }
 }
