@@ -16,10 +16,10 @@ use super::values::{Lane4, LocalValues};
 use crate::error_metric::Affine;
 
 /// Bytes the search holds per bone and segment sample, at most: local values, their
-/// affine form, the object-space transform, and the repair's next codes of the
-/// current chain (up to three sub-tracks of four `u32`).
+/// affine form, the object-space transform, and the repair's candidates (up to three
+/// sub-tracks per bone, each a code of four `u32` and its bone's affine form).
 pub const BYTES_PER_SEGMENT_SAMPLE: u64 =
-    (size_of::<LocalValues>() + 2 * size_of::<Affine>() + 3 * size_of::<[u32; 4]>()) as u64;
+    (size_of::<LocalValues>() + 2 * size_of::<Affine>() + 3 * (size_of::<[u32; 4]>() + size_of::<Affine>())) as u64;
 
 /// The result of one segment's search.
 pub struct SegmentResult {
@@ -30,6 +30,20 @@ pub struct SegmentResult {
     pub stuck_bone: Option<usize>,
     /// The key frames stored (bit `i`: segment sample `i`).
     pub kept: u32,
+}
+
+/// A sub-track's code one rung above its own, tried by the repair, with its bone's
+/// local affine form at every segment sample under it (the bone's other sub-tracks as
+/// they were at `version`): bones share their ancestors' sub-tracks, and a bone that
+/// needs several raises tries the same candidates again.
+struct Candidate {
+    track: usize,
+    rung: usize,
+    code: SegmentCode,
+    /// [`Segment::versions`] of the bone when `affine` was computed; `affine` is
+    /// empty until first needed.
+    version: u32,
+    affine: Vec<Affine>,
 }
 
 struct Segment<'a> {
@@ -56,6 +70,9 @@ struct Segment<'a> {
     stale: Vec<bool>,
     /// Scratch for [`Segment::refresh_chain`].
     chain: Vec<usize>,
+    /// Per bone, how many times one of its sub-tracks changed code: a candidate's
+    /// affine forms hold while it stays.
+    versions: Vec<u32>,
 }
 
 /// Searches the bit rates of samples `start..start + count`, of which those of
@@ -89,6 +106,7 @@ pub fn optimize_segment(
         object: Vec::new(),
         stale: vec![false; bones],
         chain: Vec::new(),
+        versions: vec![0; bones],
     };
     seg.initial_rates();
     seg.build_pose();
@@ -209,19 +227,34 @@ impl Segment<'_> {
             .fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
     }
 
-    /// Error of bone `b` if sub-track `t` of its ancestor (or itself) `a` used
-    /// `code`, everything else as it is. `below[i]` is the transform from `a`'s space
-    /// to `b`'s at segment sample `i` (the product of the local transforms strictly
-    /// below `a` down to `b`), shared by every candidate of `a`.
-    fn error_with(&self, t: usize, code: &SegmentCode, b: usize, below: &[Affine]) -> f64 {
-        let bones = self.reference.bone_count;
-        let track = &self.tracks[t];
+    /// Fills `candidate`'s affine forms of its bone, unless they are up to date.
+    fn prepare(&self, candidate: &mut Candidate) {
+        let track = &self.tracks[candidate.track];
         let a = track.bone;
+        if !candidate.affine.is_empty() && candidate.version == self.versions[a] {
+            return;
+        }
+        let bones = self.reference.bone_count;
+        candidate.affine.clear();
+        for i in 0..self.count {
+            let mut local = self.local[i * bones + a];
+            local.parts[track.part()] = track.decode(&candidate.code, i, self.ranged);
+            candidate.affine.push(self.reference.affine_of(self.start + i, a, &local));
+        }
+        candidate.version = self.versions[a];
+    }
+
+    /// Error of bone `b` if `candidate` (a sub-track of `b` or of an ancestor `a`)
+    /// took its code, everything else as it is; its affine forms are up to date
+    /// ([`Segment::prepare`]). `below[i]` is the transform from `a`'s space to `b`'s
+    /// at segment sample `i` (the product of the local transforms strictly below `a`
+    /// down to `b`), shared by every candidate of `a`.
+    fn error_with(&self, candidate: &Candidate, b: usize, below: &[Affine]) -> f64 {
+        let bones = self.reference.bone_count;
+        let a = self.tracks[candidate.track].bone;
         let mut worst = 0.0f64;
         for (i, below) in below.iter().enumerate().filter(|&(i, _)| self.bounded >> i & 1 != 0) {
-            let mut local = self.local[i * bones + a];
-            local.parts[track.part()] = track.decode(code, i, self.ranged);
-            let l = self.reference.affine_of(self.start + i, a, &local);
+            let l = candidate.affine[i];
             let o = match self.reference.parent(a) {
                 Some(p) => self.object[i * bones + p].then(&l),
                 None => self.reference.root_object(a, l),
@@ -242,6 +275,7 @@ impl Segment<'_> {
         }
         self.rungs[t] = rung;
         self.codes[t] = Some(code);
+        self.versions[a] = self.versions[a].wrapping_add(1);
         if !self.stale[a] {
             for &d in self.reference.hierarchy.subtree(a) {
                 self.stale[d] = true;
@@ -276,13 +310,13 @@ impl Segment<'_> {
         let last = LADDER.len() - 1;
         let mut below: Vec<Affine> = Vec::new();
         let mut candidates: Vec<usize> = Vec::new();
-        // The code one rung up of each candidate on the current bone's chain: while a
-        // bone needs several raises, only the raised sub-track's is computed again.
-        let mut next_codes: Vec<(usize, usize, SegmentCode)> = Vec::new();
+        // The code one rung up of each sub-track a repair has considered, kept while
+        // its rung stays: bones share their ancestors' sub-tracks, and a bone that
+        // needs several raises computes again only the raised sub-track's.
+        let mut next_codes: Vec<Candidate> = Vec::new();
         loop {
             let mut changed = false;
             for b in 0..bones {
-                next_codes.clear();
                 loop {
                     self.refresh_chain(b);
                     let err = self.bone_error(b);
@@ -304,18 +338,26 @@ impl Segment<'_> {
                             }
                             candidates.push(t);
                             let rung = self.rungs[t] + 1;
-                            let at = match next_codes.iter().position(|&(u, _, _)| u == t) {
-                                Some(i) if next_codes[i].1 == rung => i,
+                            let fresh = || Candidate {
+                                track: t,
+                                rung,
+                                code: self.code_at(t, rung),
+                                version: 0,
+                                affine: Vec::new(),
+                            };
+                            let at = match next_codes.iter().position(|c| c.track == t) {
+                                Some(i) if next_codes[i].rung == rung => i,
                                 Some(i) => {
-                                    next_codes[i] = (t, rung, self.code_at(t, rung));
+                                    next_codes[i] = fresh();
                                     i
                                 }
                                 None => {
-                                    next_codes.push((t, rung, self.code_at(t, rung)));
+                                    next_codes.push(fresh());
                                     next_codes.len() - 1
                                 }
                             };
-                            let new_err = self.error_with(t, &next_codes[at].2, b, &below);
+                            self.prepare(&mut next_codes[at]);
+                            let new_err = self.error_with(&next_codes[at], b, &below);
                             let added =
                                 f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
                             let score = (err - new_err) / added;
@@ -332,8 +374,8 @@ impl Segment<'_> {
                         return Some(b);
                     }
                     // Every candidate's next code was just computed.
-                    let mut take = |t: usize| match next_codes.iter().position(|&(u, _, _)| u == t) {
-                        Some(i) => next_codes.swap_remove(i).2,
+                    let mut take = |t: usize| match next_codes.iter().position(|c| c.track == t) {
+                        Some(i) => next_codes.swap_remove(i).code,
                         None => self.code_at(t, self.rungs[t] + 1),
                     };
                     let raised: Vec<(usize, SegmentCode)> = match best {

@@ -9,10 +9,10 @@ const RAW: u64 = (size_of::<[f64; 4]>() + 2 * size_of::<[f64; 3]>()) as u64;
 /// object-space transforms, the reach of the descendants.
 const REFERENCE: u64 = super::reference::BYTES_PER_TRANSFORM_SAMPLE;
 /// Bytes of the search per bone and segment sample: the same transforms as the
-/// reference without the reach, and the repair's next codes.
+/// reference without the reach, and the repair's candidates.
 const SEARCH_BYTES_PER_SAMPLE: u64 = super::bit_rates::BYTES_PER_SEGMENT_SAMPLE;
 const _: () = assert!(
-    RAW == 80 && REFERENCE == 248 && SEARCH_BYTES_PER_SAMPLE == 288,
+    RAW == 80 && REFERENCE == 248 && SEARCH_BYTES_PER_SAMPLE == 576,
     "update the figures in the docs and README"
 );
 
