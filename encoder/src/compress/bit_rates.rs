@@ -242,18 +242,33 @@ impl Segment<'_> {
     /// Lossy local and object-space transforms of every bone at every sample.
     fn build_pose(&mut self) {
         let bones = self.reference.bone_count;
+        // A default or constant sub-track has one value in the whole segment, and a
+        // bone with nothing animated one affine form (without an additive base, which
+        // moves): each is made once, not at every sample.
+        let fixed: Vec<Option<Lane4>> = (0..self.tracks.len())
+            .map(|t| (self.tracks[t].class != SubTrackClass::Animated).then(|| self.lossy_value(t, 0)))
+            .collect();
+        let still = |b: usize| self.reference.base.is_none() && (0..3).all(|k| fixed[k * bones + b].is_some());
+        let still: Vec<bool> = (0..bones).map(still).collect();
         self.local.clear();
         for i in 0..self.count {
             for b in 0..bones {
                 let parts =
-                    [self.lossy_value(b, i), self.lossy_value(bones + b, i), self.lossy_value(2 * bones + b, i)];
+                    [0, 1, 2].map(|k| fixed[k * bones + b].unwrap_or_else(|| self.lossy_value(k * bones + b, i)));
                 self.local.push(LocalValues { parts });
             }
         }
         let (start, reference) = (self.start, self.reference);
-        self.local_affine = (0..self.local.len())
-            .map(|j| reference.affine_of(start + j / bones.max(1), j % bones.max(1), &self.local[j]))
-            .collect();
+        self.local_affine.clear();
+        for j in 0..self.local.len() {
+            let (i, b) = (j / bones, j % bones);
+            let affine = if i > 0 && still[b] {
+                self.local_affine[j - bones]
+            } else {
+                reference.affine_of(start + i, b, &self.local[j])
+            };
+            self.local_affine.push(affine);
+        }
         self.object = vec![Affine::IDENTITY; self.local.len()];
         for i in 0..self.count {
             for b in 0..bones {
