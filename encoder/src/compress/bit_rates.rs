@@ -17,9 +17,12 @@ use crate::error_metric::Affine;
 
 /// Bytes the search holds per bone and segment sample, at most: local values, their
 /// affine form, the object-space transform, and the repair's candidates (up to three
-/// sub-tracks per bone, each a code of four `u32` and its bone's affine form).
-pub const BYTES_PER_SEGMENT_SAMPLE: u64 =
-    (size_of::<LocalValues>() + 2 * size_of::<Affine>() + 3 * (size_of::<[u32; 4]>() + size_of::<Affine>())) as u64;
+/// sub-tracks per bone, each a code of four `u32`, its decoded value and its bone's
+/// affine form).
+pub const BYTES_PER_SEGMENT_SAMPLE: u64 = (size_of::<LocalValues>()
+    + 2 * size_of::<Affine>()
+    + 3 * (size_of::<[u32; 4]>() + size_of::<Lane4>() + size_of::<Affine>()))
+    as u64;
 
 /// The result of one segment's search.
 pub struct SegmentResult {
@@ -40,9 +43,11 @@ struct Candidate {
     track: usize,
     rung: usize,
     code: SegmentCode,
-    /// [`Segment::versions`] of the bone when `affine` was computed; `affine` is
-    /// empty until first needed.
+    /// [`Segment::versions`] of the bone when `values` and `affine` were made; they
+    /// are empty until first needed.
     version: u32,
+    /// The sub-track's decoded value at every segment sample.
+    values: Vec<Lane4>,
     affine: Vec<Affine>,
 }
 
@@ -293,18 +298,27 @@ impl Segment<'_> {
             .fold(0.0, |m, i| m.max(self.reference.error(self.start + i, b, &self.object[i * bones + b])))
     }
 
-    /// Fills `candidate`'s affine forms of its bone, unless they are up to date.
+    /// Sub-track `t` at `rung`, as a candidate of the repair (not yet prepared).
+    fn candidate(&self, t: usize, rung: usize) -> Candidate {
+        Candidate { track: t, rung, code: self.code_at(t, rung), version: 0, values: Vec::new(), affine: Vec::new() }
+    }
+
+    /// Fills `candidate`'s decoded values and its bone's affine forms, unless they
+    /// are up to date.
     fn prepare(&self, candidate: &mut Candidate) {
         let track = &self.tracks[candidate.track];
         let a = track.bone;
-        if !candidate.affine.is_empty() && candidate.version == self.versions[a] {
+        if candidate.values.len() == self.count && candidate.version == self.versions[a] {
             return;
+        }
+        if candidate.values.len() != self.count {
+            candidate.values = (0..self.count).map(|i| track.decode(&candidate.code, i, self.ranged)).collect();
         }
         let bones = self.reference.bone_count;
         candidate.affine.clear();
-        for i in 0..self.count {
+        for (i, &v) in candidate.values.iter().enumerate() {
             let mut local = self.local[i * bones + a];
-            local.parts[track.part()] = track.decode(&candidate.code, i, self.ranged);
+            local.parts[track.part()] = v;
             candidate.affine.push(self.reference.affine_of(self.start + i, a, &local));
         }
         candidate.version = self.versions[a];
@@ -315,7 +329,11 @@ impl Segment<'_> {
     /// ([`Segment::prepare`]). `below[i]` is the transform from `a`'s space to `b`'s
     /// at segment sample `i` (the product of the local transforms strictly below `a`
     /// down to `b`), shared by every candidate of `a`.
-    fn error_with(&self, candidate: &Candidate, b: usize, below: &[Affine]) -> f64 {
+    ///
+    /// The walk stops as soon as `hopeless` says the error so far is enough to rule
+    /// the candidate out, and returns that partial maximum: `hopeless` must hold for
+    /// every larger error too.
+    fn error_with(&self, candidate: &Candidate, b: usize, below: &[Affine], hopeless: impl Fn(f64) -> bool) -> f64 {
         let bones = self.reference.bone_count;
         let a = self.tracks[candidate.track].bone;
         let mut worst = 0.0f64;
@@ -326,21 +344,25 @@ impl Segment<'_> {
                 None => self.reference.root_object(a, l),
             };
             worst = worst.max(self.reference.error(self.start + i, b, &o.then(below)));
+            if hopeless(worst) {
+                break;
+            }
         }
         worst
     }
 
-    /// Gives sub-track `t` the rung `rung`, whose code is `code`.
-    fn set_rung(&mut self, t: usize, rung: usize, code: SegmentCode) {
+    /// Gives `candidate`'s sub-track its rung and code.
+    fn set_rung(&mut self, mut candidate: Candidate) {
+        self.prepare(&mut candidate);
         let bones = self.reference.bone_count;
+        let t = candidate.track;
         let (a, part) = (self.tracks[t].bone, self.tracks[t].part());
-        for i in 0..self.count {
-            let v = self.tracks[t].decode(&code, i, self.ranged);
+        for (i, (&v, &affine)) in candidate.values.iter().zip(&candidate.affine).enumerate() {
             self.local[i * bones + a].parts[part] = v;
-            self.local_affine[i * bones + a] = self.reference.affine_of(self.start + i, a, &self.local[i * bones + a]);
+            self.local_affine[i * bones + a] = affine;
         }
-        self.rungs[t] = rung;
-        self.codes[t] = Some(code);
+        self.rungs[t] = candidate.rung;
+        self.codes[t] = Some(candidate.code);
         self.versions[a] = self.versions[a].wrapping_add(1);
         if !self.stale[a] {
             for &d in self.reference.hierarchy.subtree(a) {
@@ -404,13 +426,7 @@ impl Segment<'_> {
                             }
                             candidates.push(t);
                             let rung = self.rungs[t] + 1;
-                            let fresh = || Candidate {
-                                track: t,
-                                rung,
-                                code: self.code_at(t, rung),
-                                version: 0,
-                                affine: Vec::new(),
-                            };
+                            let fresh = || self.candidate(t, rung);
                             let at = match next_codes.iter().position(|c| c.track == t) {
                                 Some(i) if next_codes[i].rung == rung => i,
                                 Some(i) => {
@@ -423,9 +439,16 @@ impl Segment<'_> {
                                 }
                             };
                             self.prepare(&mut next_codes[at]);
-                            let new_err = self.error_with(&next_codes[at], b, &below);
                             let added =
                                 f64::from(LADDER[rung] - LADDER[rung - 1]) * f64::from(self.tracks[t].components);
+                            // A candidate is taken only for a score above the best so
+                            // far (and above 0); the score only falls as its error
+                            // rises (rounded subtraction and division are monotone), so
+                            // once the error so far rules it out, the rest of the
+                            // samples cannot bring it back.
+                            let floor = best.map_or(0.0, |(s, _)| s);
+                            let hopeless = |worst: f64| (err - worst) / added <= floor;
+                            let new_err = self.error_with(&next_codes[at], b, &below, hopeless);
                             let score = (err - new_err) / added;
                             if score > 0.0 && best.is_none_or(|(s, _)| score > s) {
                                 best = Some((score, t));
@@ -441,17 +464,16 @@ impl Segment<'_> {
                     }
                     // Every candidate's next code was just computed.
                     let mut take = |t: usize| match next_codes.iter().position(|c| c.track == t) {
-                        Some(i) => next_codes.swap_remove(i).code,
-                        None => self.code_at(t, self.rungs[t] + 1),
+                        Some(i) => next_codes.swap_remove(i),
+                        None => self.candidate(t, self.rungs[t] + 1),
                     };
-                    let raised: Vec<(usize, SegmentCode)> = match best {
-                        Some((_, t)) => vec![(t, take(t))],
+                    let raised: Vec<Candidate> = match best {
+                        Some((_, t)) => vec![take(t)],
                         // No single step helps: raise every candidate one step.
-                        None => candidates.iter().map(|&t| (t, take(t))).collect(),
+                        None => candidates.iter().map(|&t| take(t)).collect(),
                     };
-                    for (t, code) in raised {
-                        let rung = self.rungs[t] + 1;
-                        self.set_rung(t, rung, code);
+                    for candidate in raised {
+                        self.set_rung(candidate);
                     }
                     changed = true;
                 }

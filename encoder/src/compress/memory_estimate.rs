@@ -12,7 +12,7 @@ const REFERENCE: u64 = super::reference::BYTES_PER_TRANSFORM_SAMPLE;
 /// reference without the reach, and the repair's candidates.
 const SEARCH_BYTES_PER_SAMPLE: u64 = super::bit_rates::BYTES_PER_SEGMENT_SAMPLE;
 const _: () = assert!(
-    RAW == 80 && REFERENCE == 248 && SEARCH_BYTES_PER_SAMPLE == 576,
+    RAW == 80 && REFERENCE == 248 && SEARCH_BYTES_PER_SAMPLE == 624,
     "update the figures in the docs and README"
 );
 
