@@ -93,6 +93,9 @@ pub(crate) struct SegmentPlan {
     /// computes it, whatever its rate: no select but the raw lanes'.
     lo: [[u32; 4]; 4],
     hi: [[u32; 4]; 4],
+    /// Whether every lane's field mask fits in 25 bits (no raw lane): both keys'
+    /// fields are then read by one gather per row ([`Pair::fields_at`]).
+    narrow: bool,
 }
 
 impl SegmentPlan {
@@ -104,6 +107,7 @@ impl SegmentPlan {
         raw: [0; 4],
         lo: [[0; 4]; 4],
         hi: [[0x3f80_0000; 4]; 4],
+        narrow: true,
     };
 }
 
@@ -199,6 +203,8 @@ impl GatheredQuad {
     ) {
         let Some(plan) = self.segments.get_mut(slot) else { return };
         let constant_lanes = plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
+        // Lanes past the quad's keep mask 0.
+        plan.narrow = (plan.masks[0] | plan.masks[1] | plan.masks[2] | plan.masks[3]) <= 0x01ff_ffff;
         if clip.segment_count > 1 {
             let (bytes, ranges) = (clip.bytes, [&self.range_lo, &self.range_hi]);
             match (self.lanes, self.four) {
@@ -330,7 +336,7 @@ fn plan_ranges<V: Lanes, const R: usize>(
     let first = (key.segment_ranges as u64).wrapping_mul(8);
     let byte = V::from_bits([0xff; 4]);
     // `lo` and `hi` side by side: one gather per row on AVX2.
-    let both = V::Pair::fields_at::<R>([bytes; 2], [first; 2], [range_lo, range_hi], V::Pair::new(byte, byte));
+    let both = V::Pair::fields_at::<R>([bytes; 2], [first; 2], [range_lo, range_hi], V::Pair::new(byte, byte), true);
     let any_constant = constant_lanes != [0; 4];
     let constant = V::from_bits(constant_lanes);
     let (k8, k16, zero) = (V::splat(BYTE_SCALE), V::splat(WORD_SCALE), V::splat(0.0));
@@ -481,6 +487,7 @@ fn pair_values<V: Lanes, const R: usize>(
         [key0.frame_bit, key1.frame_bit],
         [&p0.starts, &p1.starts],
         both(&p0.masks, &p1.masks),
+        p0.narrow && p1.narrow,
     );
     let (scale, raw) = (both(&p0.scale, &p1.scale), both(&p0.raw, &p1.raw));
     let x = pair_row::<V, R>(quad, plans, &q, scale, raw, 0);

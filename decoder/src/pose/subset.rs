@@ -31,9 +31,9 @@ use crate::transform::Transform;
 /// documentation): at most `N` bones, ascending, which is the order of the output.
 /// Lives on the caller's stack or in its structures; allocates nothing.
 ///
-/// Size on 64-bit targets: 924 bytes per bone of capacity (its transform, and room
+/// Size on 64-bit targets: 932 bytes per bone of capacity (its transform, and room
 /// for the gathered quads of its animated sub-tracks with their plans for two
-/// segments) and 64 more (a `Subset<16>` is 14,848 bytes; checked by a test).
+/// segments) and 64 more (a `Subset<16>` is 14,976 bytes; checked by a test).
 #[derive(Clone, Debug)]
 pub struct Subset<const N: usize> {
     /// Each bone's transform with every part that does not change with time already
@@ -49,8 +49,9 @@ pub struct Subset<const N: usize> {
     /// The segments (by where their bit rates start) the quads' two plans are for
     /// (`usize::MAX`: none yet).
     segments: [usize; 2],
-    /// The plan key 0 did not use last: the one a new segment replaces.
-    spare: usize,
+    /// The plan key 0 used last (0 or 1): the other is the one a new segment
+    /// replaces.
+    last: usize,
 }
 
 impl<const N: usize> Subset<N> {
@@ -82,7 +83,7 @@ impl<const N: usize> Subset<N> {
             fixed.push(t).map_err(|_| full())?;
         }
         let mut subset =
-            Subset { fixed, quads: heapless::Vec::new(), clip: identity(clip), segments: [usize::MAX; 2], spare: 0 };
+            Subset { fixed, quads: heapless::Vec::new(), clip: identity(clip), segments: [usize::MAX; 2], last: 1 };
         // The animated sub-tracks, list by list, gathered four at a time.
         let mut parts: heapless::Vec<(TrackList, bone::Place, u32), QUAD_LANES> = heapless::Vec::new();
         for list in TrackList::ALL {
@@ -148,7 +149,7 @@ impl<const N: usize> Subset<N> {
         let [key0, key1] = keys;
         let straddle = alpha != 0.0 && key1.rates != key0.rates;
         // Most frames: both keys in the segment key 0 used last, planned already.
-        let last = self.spare ^ 1;
+        let last = self.last & 1;
         let [slot0, slot1] = if !straddle && self.segments.get(last) == Some(&key0.rates) {
             [last, last]
         } else {
@@ -173,21 +174,22 @@ impl<const N: usize> Subset<N> {
             None => {
                 let slot = match slot_of(&self.segments, key1.rates) {
                     Some(taken) if straddle => taken ^ 1,
-                    _ => self.spare & 1,
+                    _ => (self.last ^ 1) & 1,
                 };
                 self.plan::<V>(clip, key0, slot);
                 slot
             }
         };
-        self.spare = slot0 ^ 1;
+        self.last = slot0;
+        let spare = slot0 ^ 1;
         let slot1 = if !straddle {
             slot0
         } else {
             match slot_of(&self.segments, key1.rates) {
                 Some(slot) => slot,
                 None => {
-                    self.plan::<V>(clip, key1, self.spare);
-                    self.spare
+                    self.plan::<V>(clip, key1, spare);
+                    spare
                 }
             }
         };

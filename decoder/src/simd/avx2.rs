@@ -264,21 +264,17 @@ impl Pair for F32x8 {
         first: [u64; 2],
         starts: [&[[u32; 4]; 4]; 2],
         masks: Self,
+        narrow: bool,
     ) -> [Self; 4] {
         // One 32-bit gather per row reads both keys' fields when they lie in the same
-        // bytes, each field fits in the 32 bits loaded at its byte (rates up to 25,
-        // shifted by up to 7) and every bit offset fits in 31 bits (samples shorter
-        // than 2^28 bytes: a valid clip's fields lie below `8 · len`). Otherwise
-        // each key is read as [`Lanes::fields_at`] reads it.
+        // bytes, each field fits in the 32 bits loaded at its byte (`narrow`: rates up
+        // to 25, shifted by up to 7) and every bit offset fits in 31 bits (samples
+        // shorter than 2^28 bytes: a valid clip's fields lie below `8 · len`).
+        // Otherwise each key is read as [`Lanes::fields_at`] reads it.
         let [s0, s1] = samples;
         let same = core::ptr::eq(s0, s1);
         let short = s0.len() >= 4 && s0.len() < (1 << 28);
         let firsts = u32::try_from(first[0]).ok().zip(u32::try_from(first[1]).ok());
-        // SAFETY: as in `new`; register-only.
-        let narrow = unsafe {
-            let wide = _mm256_set1_epi32(!0x01ff_ffff);
-            _mm256_testz_si256(_mm256_castps_si256(masks.0), wide) != 0
-        };
         let Some((f0, f1)) = firsts.filter(|_| same && short && narrow) else {
             return fields_apart::<F32x8, R>(samples, first, starts, masks);
         };

@@ -370,11 +370,12 @@ mod tests {
                 };
                 let each = |rows: [V; 4], other: [V; 4]| [bits(rows), bits(other)];
                 let pair = V::Pair::new(m0, m1);
+                let narrow = self.masks.iter().flatten().all(|&m| m <= 0x01ff_ffff);
                 (
                     [
-                        halves(V::Pair::fields_at::<1>(s, f, [a, b], pair)),
-                        halves(V::Pair::fields_at::<3>(s, f, [a, b], pair)),
-                        halves(V::Pair::fields_at::<4>(s, f, [a, b], pair)),
+                        halves(V::Pair::fields_at::<1>(s, f, [a, b], pair, narrow)),
+                        halves(V::Pair::fields_at::<3>(s, f, [a, b], pair, narrow)),
+                        halves(V::Pair::fields_at::<4>(s, f, [a, b], pair, narrow)),
                     ],
                     [
                         each(V::fields_at::<1>(s[0], f[0], a, m0), V::fields_at::<1>(s[1], f[1], b, m1)),

@@ -19,14 +19,18 @@ pub(crate) trait Pair: Copy {
     fn halves(self) -> (Self::Half, Self::Half);
     /// [`Lanes::fields_at`] of two keys at once: half 0 of each row from
     /// `samples[0]`, `first[0]`, `starts[0]` and half 0 of `masks`, half 1 from the
-    /// others.
+    /// others. `narrow` says that every lane's mask fits in 25 bits (the caller
+    /// knows it from its plans, once, instead of testing the masks here at every
+    /// call): a field then lies in the 32 bits loaded at its first byte.
     #[inline(always)]
     fn fields_at<const R: usize>(
         samples: [&[u8]; 2],
         first: [u64; 2],
         starts: [&[[u32; 4]; 4]; 2],
         masks: Self,
+        narrow: bool,
     ) -> [Self; 4] {
+        let _ = narrow;
         fields_apart::<Self, R>(samples, first, starts, masks)
     }
     /// [`Lanes::integers_to_floats`] of both.
