@@ -203,7 +203,7 @@ impl GatheredQuad {
     ) {
         let Some(plan) = self.segments.get_mut(slot) else { return };
         let constant_lanes = plan_lanes(self.lanes, &self.places, &self.lists, clip, key, after, plan);
-        // Lanes past the quad's keep mask 0.
+        // Mask cells past the quad's lanes are never written: they stay 0.
         plan.narrow = (plan.masks[0] | plan.masks[1] | plan.masks[2] | plan.masks[3]) <= 0x01ff_ffff;
         if clip.segment_count > 1 {
             let (bytes, ranges) = (clip.bytes, [&self.range_lo, &self.range_hi]);

@@ -82,6 +82,7 @@ impl<const N: usize> Subset<N> {
             };
             fixed.push(t).map_err(|_| full())?;
         }
+        // No plan used yet: `last` 1 makes plan 0 the first one made.
         let mut subset =
             Subset { fixed, quads: heapless::Vec::new(), clip: identity(clip), segments: [usize::MAX; 2], last: 1 };
         // The animated sub-tracks, list by list, gathered four at a time.

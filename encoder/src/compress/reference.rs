@@ -242,7 +242,7 @@ impl Reference {
             let o = self.object_with(s, bone, &local, part, &mut linear);
             // Every vertex of the subtree moves by at most this much: when that is
             // within the limit, the walk below cannot find anything above it.
-            let bound = change_bound(&self.object[self.at(s, bone)], &o, self.reach[self.at(s, bone)]);
+            let bound = change_bound(&self.object[at], &o, self.reach[at]);
             if bound <= limit {
                 worst = worst.max(bound);
                 continue;
