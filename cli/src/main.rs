@@ -25,6 +25,7 @@ use failure::Failure;
 use memory_limit::MemoryLimit;
 
 fn main() -> ExitCode {
+    reuse_freed_memory();
     // A panic is a bug; still, the user gets one line, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
         let msg = info
@@ -49,6 +50,52 @@ fn main() -> ExitCode {
         Err(_) => ExitCode::from(2),
     }
 }
+
+/// Builds rayon's global pool with this thread as one of its workers, and one more
+/// worker per core besides it (unless `RAYON_NUM_THREADS` says how many in all).
+///
+/// Why not rayon's default (one worker per core, this thread blocked while they
+/// work): the compressor alternates short serial steps on this thread with short
+/// parallel ones, and Linux often wakes a sleeping worker onto the core of the thread
+/// that woke it, where it waits for that core instead of taking the idle one; the
+/// per-thread scheduler statistics showed workers waiting 3 to 8 ms in a 13 ms run.
+/// With this thread working inside the pool and a worker to spare, a woken worker is
+/// seldom left without a core: `ossa compress` of a 1.3 MB clip took 0.5 to 0.8 ms
+/// less (medians of 101 alternating runs, 2 cores; this thread in the pool with one
+/// worker per core in all was slower than rayon's default). The output does not
+/// depend on the thread count.
+fn start_thread_pool() {
+    let threads = std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()) + 1);
+    // An error only says that the pool exists already.
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global();
+}
+
+/// Asks glibc's allocator to serve blocks of up to 32 MiB from its heaps, where a
+/// freed block is used again, rather than mapping each one anew.
+///
+/// The clip's text (megabytes) is freed once parsed, and the compressor's later
+/// buffers are of the same order: by default each such block is a fresh mapping
+/// whose every page faults in on first touch. Kept in the heap, later buffers reuse
+/// pages already there: about 400 fewer page faults and 0.3 ms less for a 1.3 MB
+/// clip (alternating runs). Larger blocks are still mapped and given back when freed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn reuse_freed_memory() {
+    // glibc's largest allowed threshold on 64-bit targets (it refuses more).
+    const THRESHOLD: libc::c_int = 32 << 20;
+    // SAFETY: `mallopt` only sets a parameter of glibc's allocator, under its own
+    // lock; it takes no pointers. A refusal (0) leaves the default, which is fine.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, THRESHOLD);
+    }
+}
+
+/// Other allocators keep their own policy.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn reuse_freed_memory() {}
 
 /// Help and version go to standard output as clap writes them; a usage error
 /// becomes one line (with clap's suggestion, if it has one) and exit status 2.
@@ -84,6 +131,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
+    start_thread_pool();
     let limit = cli.memory_limit.unwrap_or_else(MemoryLimit::detect);
     match cli.command {
         Command::Compress {
