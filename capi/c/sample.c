@@ -1,7 +1,8 @@
 /* Loads an .ossa clip, validates it (checksum included) and samples it through the C
  * ABI: prints the bone count and duration, then every bone's transform as f32 bits
  * (hex) at STEPS + 1 evenly spaced times, whole pose, kept pose (with and without a
- * plan), pose with a static pose and bone by bone (they must agree).
+ * plan), pose with a static pose, bone by bone and a planned subset of up to
+ * OSSA_SUBSET_BONES bones (they must agree).
  * With a streaming database (.ossadb), the clip is opened in it and sampled with the
  * chunks of the tiers FIDELITY asks for resident (highest: both tiers, the default;
  * medium: the medium tier; lowest: none), each chunk read from the file and checked
@@ -142,6 +143,19 @@ int main(int argc, char **argv) {
     OssaTransform *fixed_pose = malloc(sizeof(OssaTransform) * (bones ? bones : 1));
     status = ossa_sampler_use_static_pose(&fixed, statics, bones);
     if (status != OSSA_STATUS_OK) return fail(path, status);
+    /* A subset: up to OSSA_SUBSET_BONES bones spread over the skeleton, planned once
+     * (the plan is about 15 KB, on a 16-byte boundary). */
+    uint32_t subset_bones[OSSA_SUBSET_BONES];
+    size_t subset_count = 0;
+    for (uint32_t i = 0; i < OSSA_SUBSET_BONES && i < bones; i++) {
+        uint32_t b = bones <= OSSA_SUBSET_BONES ? i : (uint32_t)((uint64_t)i * (bones - 1) / (OSSA_SUBSET_BONES - 1));
+        if (subset_count == 0 || subset_bones[subset_count - 1] < b) subset_bones[subset_count++] = b;
+    }
+    OssaSubset *subset = aligned_alloc(16, sizeof(OssaSubset));
+    if (!subset) return 1;
+    status = ossa_subset_init(subset, &sampler, subset_bones, subset_count);
+    if (status != OSSA_STATUS_OK) return fail(path, status);
+    OssaTransform subset_pose[OSSA_SUBSET_BONES];
     /* The values of a transform, without its padding (zero, but not part of the value). */
     const size_t value_bytes = offsetof(OssaTransform, reserved);
     for (int k = 0; k <= steps; k++) {
@@ -156,7 +170,14 @@ int main(int argc, char **argv) {
             status = database_path ? ossa_sampler_seek_streamed(&fixed, time, OSSA_ROUNDING_NONE, &residency)
                                    : ossa_sampler_seek(&fixed, time, OSSA_ROUNDING_NONE);
         if (status == OSSA_STATUS_OK) status = ossa_sampler_pose(&fixed, fixed_pose, bones);
+        if (status == OSSA_STATUS_OK) status = ossa_sampler_subset(&sampler, subset, subset_pose, subset_count);
         if (status != OSSA_STATUS_OK) return fail(path, status);
+        for (size_t i = 0; i < subset_count; i++) {
+            if (memcmp(&subset_pose[i], &pose[subset_bones[i]], value_bytes) != 0) {
+                fprintf(stderr, "sample: %s: bone %u of the subset differs from the pose\n", path, subset_bones[i]);
+                return 1;
+            }
+        }
         for (uint32_t b = 0; b < bones; b++) {
             if (memcmp(&kept_pose[b], &pose[b], value_bytes) != 0) {
                 fprintf(stderr, "sample: %s: bone %u of the kept pose differs from the pose\n", path, b);
@@ -201,6 +222,7 @@ int main(int argc, char **argv) {
     free(kept_pose);
     free(planned_pose);
     free(plan);
+    free(subset);
     free(fixed_pose);
     free(statics);
     free(slots);

@@ -27,6 +27,7 @@ pub mod kept;
 mod opaque;
 mod output;
 pub mod static_pose;
+pub mod subset;
 
 /// 64-bit words of an `OssaSampler`'s storage: room for the decoder's sampler on every
 /// target.
@@ -168,6 +169,14 @@ pub enum OssaStatus {
     DatabaseNotInitialised = 20,
     /// The residency was not initialised by a successful `ossa_residency_init`.
     ResidencyNotInitialised = 21,
+    /// The subset was not initialised by a successful `ossa_subset_init`.
+    SubsetNotInitialised = 22,
+    /// More bones than a subset holds (`OSSA_SUBSET_BONES`).
+    SubsetFull = 23,
+    /// A subset's bones are not in strictly ascending order.
+    BonesNotAscending = 24,
+    /// The subset was built for another clip than the sampler's.
+    SubsetOfAnotherClip = 25,
 }
 
 impl From<Error> for OssaStatus {
@@ -190,6 +199,9 @@ impl From<Error> for OssaStatus {
             Error::OtherClipOrDatabase => OssaStatus::OtherDatabase,
             Error::OutputTooSmall { .. } => OssaStatus::OutputTooSmall,
             Error::BoneOutOfRange { .. } => OssaStatus::BoneOutOfRange,
+            Error::SubsetFull { .. } => OssaStatus::SubsetFull,
+            Error::BonesNotAscending { .. } => OssaStatus::BonesNotAscending,
+            Error::SubsetOfAnotherClip => OssaStatus::SubsetOfAnotherClip,
             _ => OssaStatus::InvalidClip,
         }
     }
@@ -199,7 +211,7 @@ impl From<Error> for OssaStatus {
 /// NUL-terminated string; "unknown status" for any other number).
 #[no_mangle]
 pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
-    const ALL: [OssaStatus; 22] = [
+    const ALL: [OssaStatus; 26] = [
         OssaStatus::Ok,
         OssaStatus::NullPointer,
         OssaStatus::NotInitialised,
@@ -222,6 +234,10 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::OtherDatabase,
         OssaStatus::DatabaseNotInitialised,
         OssaStatus::ResidencyNotInitialised,
+        OssaStatus::SubsetNotInitialised,
+        OssaStatus::SubsetFull,
+        OssaStatus::BonesNotAscending,
+        OssaStatus::SubsetOfAnotherClip,
     ];
     let Some(&status) = ALL.iter().find(|s| **s as u32 == status) else { return c"unknown status".as_ptr() };
     let text: &'static core::ffi::CStr = match status {
@@ -251,6 +267,10 @@ pub extern "C" fn ossa_status_message(status: u32) -> *const core::ffi::c_char {
         OssaStatus::OtherDatabase => c"the residency or database belongs to another database",
         OssaStatus::DatabaseNotInitialised => c"the database was not initialised by ossa_database_init",
         OssaStatus::ResidencyNotInitialised => c"the residency was not initialised by ossa_residency_init",
+        OssaStatus::SubsetNotInitialised => c"the subset was not initialised by ossa_subset_init",
+        OssaStatus::SubsetFull => c"more bones than a subset holds (OSSA_SUBSET_BONES)",
+        OssaStatus::BonesNotAscending => c"the subset's bones are not in strictly ascending order",
+        OssaStatus::SubsetOfAnotherClip => c"the subset was built for another clip than the sampler's",
     };
     text.as_ptr()
 }

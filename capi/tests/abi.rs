@@ -159,7 +159,7 @@ fn misuse_is_refused_by_code() {
         assert_eq!(ossa_sampler_seek(&mut *sampler, 0.5, 9), OssaStatus::InvalidArgument);
 
         // Every status has its message; an unknown number too.
-        let last = OssaStatus::ResidencyNotInitialised as u32;
+        let last = OssaStatus::SubsetOfAnotherClip as u32;
         for code in 0..=last + 1 {
             let text = std::ffi::CStr::from_ptr(ossa_status_message(code)).to_str().unwrap();
             assert!(!text.is_empty());
