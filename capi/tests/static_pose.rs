@@ -8,21 +8,12 @@ mod common;
 
 use std::mem::MaybeUninit;
 
-use common::{aligned, golden, view};
+use common::{aligned, golden, sampler as init, view};
 use ossa_c::static_pose::ossa_sampler_use_static_pose;
 use ossa_c::{
-    ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_init, ossa_sampler_pose, ossa_sampler_seek, OssaSampler,
-    OssaStatus, OssaTransform,
+    ossa_sampler_bone, ossa_sampler_bone_count, ossa_sampler_pose, ossa_sampler_seek, OssaSampler, OssaStatus,
+    OssaTransform,
 };
-
-fn init(bytes: &[u8]) -> Box<OssaSampler> {
-    let mut sampler: Box<MaybeUninit<OssaSampler>> = Box::new(MaybeUninit::zeroed());
-    // SAFETY: writable storage for a sampler; `bytes` outlives the sampler (the test).
-    let status = unsafe { ossa_sampler_init(sampler.as_mut_ptr(), bytes.as_ptr(), bytes.len(), true) };
-    assert_eq!(status, OssaStatus::Ok);
-    // SAFETY: zeroed then written by init: every bit pattern of its u64 fields is valid.
-    unsafe { Box::from_raw(Box::into_raw(sampler).cast::<OssaSampler>()) }
-}
 
 /// Transforms on a 16-byte boundary.
 #[repr(C, align(16))]

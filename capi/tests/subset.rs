@@ -8,21 +8,12 @@ mod common;
 
 use std::mem::MaybeUninit;
 
-use common::{aligned, golden, view};
+use common::{aligned, golden, sampler as init, view};
 use ossa_c::subset::{ossa_sampler_subset, ossa_subset_init, OssaSubset, OSSA_SUBSET_BONES};
 use ossa_c::{
-    ossa_sampler_bone_count, ossa_sampler_bones, ossa_sampler_duration, ossa_sampler_init, ossa_sampler_seek,
-    OssaSampler, OssaStatus, OssaTransform,
+    ossa_sampler_bone_count, ossa_sampler_bones, ossa_sampler_duration, ossa_sampler_seek, OssaSampler, OssaStatus,
+    OssaTransform,
 };
-
-fn init(bytes: &[u8]) -> Box<OssaSampler> {
-    let mut sampler: Box<MaybeUninit<OssaSampler>> = Box::new(MaybeUninit::zeroed());
-    // SAFETY: writable storage for a sampler; `bytes` outlives the sampler (the test).
-    let status = unsafe { ossa_sampler_init(sampler.as_mut_ptr(), bytes.as_ptr(), bytes.len(), true) };
-    assert_eq!(status, OssaStatus::Ok);
-    // SAFETY: zeroed then written by init: every bit pattern of its u64 fields is valid.
-    unsafe { Box::from_raw(Box::into_raw(sampler).cast::<OssaSampler>()) }
-}
 
 /// Room for two subsets on a 16-byte boundary, and for one a `u64` past it.
 #[repr(C, align(16))]

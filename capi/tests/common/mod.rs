@@ -3,7 +3,10 @@
 // Each test binary uses its own share of these.
 #![allow(dead_code)]
 
+use std::mem::MaybeUninit;
 use std::path::PathBuf;
+
+use ossa_c::{ossa_sampler_init, OssaSampler, OssaStatus};
 
 /// The path of golden file `name` (format-spec/golden).
 pub fn golden_path(name: &str) -> PathBuf {
@@ -35,4 +38,15 @@ pub fn view(words: &[u128], len: usize) -> &[u8] {
     assert!(len <= words.len() * 16);
     // SAFETY: `words` holds at least `len` initialised bytes (checked above).
     unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
+}
+
+/// A sampler initialised (checksum verified) on `bytes`, which must outlive it; the
+/// call must succeed.
+pub fn sampler(bytes: &[u8]) -> Box<OssaSampler> {
+    let mut sampler: Box<MaybeUninit<OssaSampler>> = Box::new(MaybeUninit::zeroed());
+    // SAFETY: writable storage for a sampler; `bytes` outlives the sampler (the caller).
+    let status = unsafe { ossa_sampler_init(sampler.as_mut_ptr(), bytes.as_ptr(), bytes.len(), true) };
+    assert_eq!(status, OssaStatus::Ok);
+    // SAFETY: zeroed then written by init: every bit pattern of its u64 fields is valid.
+    unsafe { Box::from_raw(Box::into_raw(sampler).cast::<OssaSampler>()) }
 }
