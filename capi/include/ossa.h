@@ -203,8 +203,8 @@ typedef struct OssaQuadPlan {
 // The plan for decoding the same bones of one clip every frame. Opaque: initialise
 // it with `ossa_subset_init`. It must lie on a 16-byte boundary (`aligned_alloc(16,
 // …)`, `alignas(16)`, or `malloc` on 64-bit systems), or every call refuses it as
-// misaligned; it may be copied to another such place. About 15 KB: keep it with the playing clip, not on a small
-// stack.
+// misaligned; it may be copied to another such place. About 15 KB: keep it with the
+// playing clip, not on a small stack.
 typedef struct OssaSubset {
   // Set by `ossa_subset_init` when it succeeds, cleared when it fails.
   uint64_t tag;
