@@ -12,18 +12,8 @@ use std::path::{Path, PathBuf};
 use ossa_decoder::{Clip, Rounding, Sampler, Transform};
 use ossa_encoder::RawClip;
 
-/// Deterministic pseudo-random numbers in [0, 1) (xorshift: no dependency, the same
-/// numbers on every run and machine).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+#[allow(unused_imports)] // not every test uses them
+pub use ossa_tests::Rng;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -114,17 +104,8 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
-/// The quaternion product `a · b` (`b` applied first), `[x, y, z, w]`.
-pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    let [ax, ay, az, aw] = a;
-    let [bx, by, bz, bw] = b;
-    [
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    ]
-}
+#[allow(unused_imports)]
+pub use ossa_tests::quat_mul;
 
 /// The conjugate of `q` (its inverse when unit).
 pub fn conjugate(q: [f64; 4]) -> [f64; 4] {
@@ -177,7 +158,7 @@ pub fn raw_pose(clip: &RawClip, sample: usize) -> Vec<Local> {
 /// Object-space position of a point given in `bone`'s space: through the chain of
 /// local transforms, then (a glTF skeleton under an armature) the root's placement in
 /// the scene, a row-major 3 × 4 matrix, so that errors are in the scene's units.
-fn to_object(pose: &[Local], clip: &RawClip, bone: usize, p: [f64; 3]) -> [f64; 3] {
+pub fn to_object(pose: &[Local], clip: &RawClip, bone: usize, p: [f64; 3]) -> [f64; 3] {
     let mut p = pose[bone].apply(p);
     let mut root = bone;
     while let Some(a) = clip.bones[root].parent {
