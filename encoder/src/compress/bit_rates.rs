@@ -5,6 +5,12 @@
 //! 2. With every sub-track at its rate, bones are visited parents first; while a
 //!    bone's error is above the target, one sub-track on its chain to the root is
 //!    raised one step: the one that buys the most error per added bit.
+//! 3. Rates the repair left higher than needed come down: the repair looks at one bone
+//!    at a time, so a raise made for one bone can be made unnecessary by later raises
+//!    for others (a parent raised for a deep bone does the work of a child raised
+//!    earlier). Sub-tracks are visited from the most bits per key frame down, each
+//!    lowered one rung at a time while every bone of its subtree stays within the
+//!    target.
 //!
 //! Segments are independent: a sample only reads its own segment's data.
 
@@ -116,6 +122,9 @@ pub fn optimize_segment(
     seg.initial_rates();
     seg.build_pose();
     let stuck_bone = seg.repair();
+    if stuck_bone.is_none() {
+        seg.lower();
+    }
     SegmentResult { codes: seg.codes, stuck_bone, kept }
 }
 
@@ -389,6 +398,62 @@ impl Segment<'_> {
             self.stale[x] = false;
         }
         self.chain = chain;
+    }
+
+    /// Step 3: lowers rates while every bone stays within the target (module
+    /// documentation).
+    fn lower(&mut self) {
+        let mut order: Vec<usize> = (0..self.tracks.len())
+            .filter(|&t| {
+                self.tracks[t].class == SubTrackClass::Animated && !self.tracks[t].raw_only && self.rungs[t] > 0
+            })
+            .collect();
+        let cost = |t: usize| u32::from(LADDER[self.rungs[t]]) * self.tracks[t].components;
+        order.sort_by_key(|&t| (std::cmp::Reverse(cost(t)), t));
+        let mut scratch = Vec::new();
+        for t in order {
+            while self.rungs[t] > 0 {
+                let mut candidate = self.candidate(t, self.rungs[t] - 1);
+                self.prepare(&mut candidate);
+                if let Some(p) = self.reference.parent(self.tracks[t].bone) {
+                    self.refresh_chain(p);
+                }
+                if !self.subtree_within(&candidate, &mut scratch) {
+                    break;
+                }
+                self.set_rung(candidate);
+            }
+        }
+    }
+
+    /// Whether every bone of the subtree of `candidate`'s bone stays within the target
+    /// at every bounded sample if the candidate took its code, everything else as it
+    /// is (the bone's ancestors up to date; its prepared affine forms current).
+    fn subtree_within(&self, candidate: &Candidate, scratch: &mut Vec<Affine>) -> bool {
+        let bones = self.reference.bone_count;
+        let a = self.tracks[candidate.track].bone;
+        let subtree = self.reference.hierarchy.subtree(a);
+        scratch.resize(bones, Affine::IDENTITY);
+        for i in (0..self.count).filter(|&i| self.bounded >> i & 1 != 0) {
+            let l = candidate.affine[i];
+            let o = match self.reference.parent(a) {
+                Some(p) => self.object[i * bones + p].then(&l),
+                None => self.reference.root_object(a, l),
+            };
+            scratch[a] = o;
+            if self.reference.error(self.start + i, a, &o) > self.target {
+                return false;
+            }
+            for &d in &subtree[1..] {
+                let p = self.reference.parent(d).unwrap_or(a);
+                let o = scratch[p].then(&self.local_affine[i * bones + d]);
+                scratch[d] = o;
+                if self.reference.error(self.start + i, d, &o) > self.target {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// Step 2: raise bit rates until every bone is within the target. Returns a bone
