@@ -681,7 +681,10 @@ fn plain_number(text: &[u8], i: usize) -> Option<(f64, usize)> {
 /// [`Reader::number`] accepts, checked without converting.
 fn is_number(token: &str) -> bool {
     if let Some(digits) = token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
-        return !digits.is_empty() && digits.len() <= 16;
+        // What `u64::from_str_radix` takes: any number of leading zeros, then at most
+        // 16 digits (the fuzzer found `0X0` and 16 more digits read by one path and
+        // refused by the other).
+        return !digits.is_empty() && digits.trim_start_matches('0').len() <= 16;
     }
     decimal_end(token.as_bytes(), 0) == Some(token.len())
 }
@@ -818,6 +821,24 @@ mod tests {
             }
         }
         assert!(accepted > 1000, "{accepted}");
+    }
+
+    #[test]
+    fn hexadecimal_numbers_are_checked_as_they_are_read() {
+        // Leading zeros do not count towards the 16 digits of a `u64`; a 17th
+        // significant digit is refused by both.
+        for (token, value) in [
+            ("0x0", Some(0.0)),
+            ("0X07454784761731403", Some(0x7454784761731403u64 as f64)),
+            ("0x0000000000000000000000FFFFFFFFFFFFFFFF", Some(u64::MAX as f64)),
+            ("0x10000000000000000", None),
+            ("0x", None),
+        ] {
+            let mut r = Reader::new(token);
+            assert_eq!(r.number().ok(), value, "{token}");
+            assert_eq!(is_number(token), value.is_some(), "{token}");
+            assert_eq!(check(&format!("a = {token}")).is_ok(), value.is_some(), "{token}");
+        }
     }
 
     /// Every string of 1 to `max_len` bytes of `alphabet`.
