@@ -14,7 +14,10 @@ use std::process::{Command, ExitCode};
 
 use ossa_encoder::formats::acl_text;
 use ossa_encoder::{compress, RawClip, Settings};
-use ossa_tests::variants::STANDARD;
+use ossa_tests::variants::{Variant, STANDARD};
+
+/// The row of the clips as they are.
+const SHARED: &str = "shared";
 use rayon::prelude::*;
 
 struct Options {
@@ -72,19 +75,24 @@ struct Row {
     ossa: usize,
     acl: usize,
     error: f64,
+    acl_error: f64,
 }
 
 fn run(options: &Options, acl: &Path) -> Result<(), String> {
     let clips = transform_clips(&options.clips)?;
     let work = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
     for &precision in &options.precisions {
-        let jobs: Vec<(&PathBuf, &'static str, ossa_tests::variants::Variant)> =
-            clips.iter().flat_map(|(path, _)| STANDARD.iter().map(move |&(name, v)| (path, name, v))).collect();
+        // The clips as they are (`shared`, apart from the variants' total), then each
+        // variant of each.
+        let kinds = std::iter::once((SHARED, None)).chain(STANDARD.iter().map(|&(name, v)| (name, Some(v))));
+        let kinds: Vec<(&'static str, Option<Variant>)> = kinds.collect();
+        let jobs: Vec<(&PathBuf, &'static str, Option<Variant>)> =
+            clips.iter().flat_map(|(path, _)| kinds.iter().map(move |&(name, v)| (path, name, v))).collect();
         let rows: Vec<Row> = jobs
             .par_iter()
             .map(|&(path, variant_name, variant)| {
                 let source = &clips.iter().find(|(p, _)| p == path).expect("listed").1;
-                let clip = variant.apply(source);
+                let clip = variant.map_or_else(|| source.clone(), |v| v.apply(source));
                 let stem = format!("{}_{variant_name}", source.name);
                 let settings = Settings { precision, ..Settings::default() };
                 let out = compress(&clip, &settings).map_err(|e| format!("{stem}: ossa: {e}"))?;
@@ -95,8 +103,15 @@ fn run(options: &Options, acl: &Path) -> Result<(), String> {
                 let file = work.path().join(format!("{stem}.acl.sjson"));
                 std::fs::write(&file, with_threshold(&acl_text::write_clip(&clip), precision))
                     .map_err(|e| format!("{}: {e}", file.display()))?;
-                let acl = acl_bytes(acl, &file)?;
-                Ok(Row { clip: source.name.clone(), variant: variant_name, ossa: out.compressed_bytes, acl, error })
+                let (acl, acl_error) = acl_result(acl, &file)?;
+                Ok(Row {
+                    clip: source.name.clone(),
+                    variant: variant_name,
+                    ossa: out.compressed_bytes,
+                    acl,
+                    error,
+                    acl_error,
+                })
             })
             .collect::<Result<_, String>>()?;
         report(precision, &rows, options.per_clip);
@@ -105,34 +120,41 @@ fn run(options: &Options, acl: &Path) -> Result<(), String> {
 }
 
 fn report(precision: f64, rows: &[Row], per_clip: bool) {
-    println!("precision {precision}: {} clips × {} variants", rows.len() / STANDARD.len(), STANDARD.len());
+    let clips = rows.iter().filter(|r| r.variant == SHARED).count();
+    println!("precision {precision}: {clips} clips, and {} variants of each", STANDARD.len());
     if per_clip {
         for r in rows {
             println!(
-                "  {:<32} {:<7} ossa {:>7} B  ACL {:>7} B  {:.3} ×  max error {:.5}",
+                "  {:<32} {:<7} ossa {:>7} B  ACL {:>7} B  {:.3} ×  max error ossa {:.5}, ACL {:.5}",
                 r.clip,
                 r.variant,
                 r.ossa,
                 r.acl,
                 r.ossa as f64 / r.acl as f64,
-                r.error
+                r.error,
+                r.acl_error
             );
         }
     }
     let (mut ossa, mut acl) = (0usize, 0usize);
-    for &(name, _) in STANDARD {
+    for name in std::iter::once(SHARED).chain(STANDARD.iter().map(|&(name, _)| name)) {
         let of: Vec<&Row> = rows.iter().filter(|r| r.variant == name).collect();
         let (o, a) = (of.iter().map(|r| r.ossa).sum::<usize>(), of.iter().map(|r| r.acl).sum::<usize>());
         let worst = of.iter().map(|r| r.ossa as f64 / r.acl as f64).fold(0.0, f64::max);
         let max_error = of.iter().map(|r| r.error).fold(0.0, f64::max);
+        let acl_above = of.iter().filter(|r| r.acl_error > precision).count();
         println!(
-            "  {name:<7} ossa {o:>8} B  ACL {a:>8} B  {:.3} ×  (worst clip {worst:.3} ×, max error {max_error:.5})",
-            o as f64 / a as f64
+            "  {name:<7} ossa {o:>8} B  ACL {a:>8} B  {:.3} ×  (worst clip {worst:.3} ×; max error ossa {max_error:.5}, \
+             ACL above {precision} on {acl_above} of {})",
+            o as f64 / a as f64,
+            of.len()
         );
-        ossa += o;
-        acl += a;
+        if name != SHARED {
+            ossa += o;
+            acl += a;
+        }
     }
-    println!("  total   ossa {ossa:>8} B  ACL {acl:>8} B  {:.3} ×", ossa as f64 / acl as f64);
+    println!("  variants ossa {ossa:>7} B  ACL {acl:>8} B  {:.3} ×", ossa as f64 / acl as f64);
 }
 
 /// The clips of `dir` that are transform clips (ACL text with bones), by name.
@@ -171,8 +193,9 @@ fn with_threshold(text: &str, precision: f64) -> String {
     }
 }
 
-/// ACL's compressed size of `file` (its reference script's `compress`).
-fn acl_bytes(script: &Path, file: &Path) -> Result<usize, String> {
+/// ACL's compressed size of `file` and its largest error (its reference script's
+/// `compress`).
+fn acl_result(script: &Path, file: &Path) -> Result<(usize, f64), String> {
     let out = Command::new("bash")
         .arg(script)
         .arg("compress")
@@ -181,7 +204,9 @@ fn acl_bytes(script: &Path, file: &Path) -> Result<usize, String> {
         .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     // "NAME: N bytes, max error E, T ms"
-    text.split(": ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).ok_or_else(|| {
+    let bytes = text.split(": ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok());
+    let error = text.split("max error ").nth(1).and_then(|rest| rest.split(',').next()).and_then(|e| e.parse().ok());
+    bytes.zip(error).ok_or_else(|| {
         format!("{}: ACL said '{}' {}", file.display(), text.trim(), String::from_utf8_lossy(&out.stderr).trim())
     })
 }
