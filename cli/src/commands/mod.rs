@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod breakdown;
 pub mod bytes;
 pub mod compress;
 pub mod database;

@@ -12,6 +12,7 @@ use ossa_encoder::{compress, Settings};
 use serde_json::{json, Value};
 
 use super::batch::{self, Shard};
+use super::breakdown::Breakdown;
 use super::GltfOptions;
 use crate::failure::{say, Failure};
 use crate::input::Input;
@@ -25,6 +26,8 @@ struct Row {
     compressed: u64,
     /// Where the compressed bytes go.
     layout: ossa_decoder::Layout,
+    /// Its sub-tracks by class, before and after.
+    breakdown: Breakdown,
     seconds: f64,
     /// Bone × sample pairs measured.
     pairs: f64,
@@ -52,6 +55,7 @@ impl Row {
             "raw_bytes": self.raw,
             "compressed_bytes": self.compressed,
             "bytes": super::bytes::json(&self.layout),
+            "breakdown": self.breakdown.json(&self.layout),
             "ratio": self.ratio(),
             "max_error": self.errors.max_error,
             "p99_error": self.errors.p99_error,
@@ -62,7 +66,7 @@ impl Row {
 
     fn text(&self) -> String {
         format!(
-            "{:<40} raw {:>8} B  compressed {:>7} B  ratio {:>6.2}  max {:.5}  p99 {:.5}  within {:>6.2}%  {:.3} s\n    bytes: {}",
+            "{:<40} raw {:>8} B  compressed {:>7} B  ratio {:>6.2}  max {:.5}  p99 {:.5}  within {:>6.2}%  {:.3} s\n    bytes: {}\n    before → after: {}",
             shown(&self.path),
             self.raw,
             self.compressed,
@@ -71,7 +75,8 @@ impl Row {
             self.errors.p99_error,
             self.errors.within_precision * 100.0,
             self.seconds,
-            super::bytes::short(&self.layout)
+            super::bytes::short(&self.layout),
+            self.breakdown.line(&self.layout)
         )
     }
 }
@@ -117,6 +122,7 @@ pub fn run(
     let within = if pairs > 0.0 { within_pairs / pairs } else { 1.0 };
     let ratio = raw as f64 / compressed.max(1) as f64;
     let layout = super::bytes::sum(rows.iter().map(|r| &r.layout));
+    let breakdown = rows.iter().fold(Breakdown::default(), |t, r| t.plus(r.breakdown));
     if json {
         let failed = batch::failures_json(&failures);
         say(json!({
@@ -127,6 +133,7 @@ pub fn run(
                 "raw_bytes": raw,
                 "compressed_bytes": compressed,
                 "bytes": super::bytes::json(&layout),
+                "breakdown": breakdown.json(&layout),
                 "ratio": ratio,
                 "max_error": worst,
                 "within_precision": within,
@@ -149,6 +156,7 @@ pub fn run(
         for line in super::bytes::lines(&layout) {
             say(line)?;
         }
+        say(format!("  before → after: {}", breakdown.line(&layout)))?;
     }
     if let Some(request) = report {
         write_report(request, &mut rows)?;
@@ -237,7 +245,12 @@ fn one(path: &Path, clip: &ossa_encoder::RawClip, settings: &Settings, report: b
     } else {
         None
     };
+    // The encoder's own output: it opens (a failure here is the encoder's bug, named).
+    let opened = ossa_decoder::Clip::from_bytes(&result.bytes)
+        .map_err(|e| Failure::at(path, format!("the compressed clip does not open: {e}")))?;
+    let breakdown = Breakdown::of(&opened);
     Ok(Row {
+        breakdown,
         trace,
         path: path.to_owned(),
         raw: clip.raw_bytes(),

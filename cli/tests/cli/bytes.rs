@@ -72,4 +72,38 @@ fn stats_breaks_down_every_clip_and_the_total() {
     let o = ossa(&["stats", s(&example()), s(&pose)]);
     let text = stdout(&o);
     assert!(text.contains("where the bytes go") && text.contains("bytes: header 64"), "{text}");
+    assert!(text.contains("before → after: animated"), "{text}");
+}
+
+#[test]
+fn stats_says_what_each_class_of_sub_track_takes_before_and_after() {
+    let pose = example().with_file_name("pose.acl.sjson");
+    let v = json(&["stats", s(&example()), s(&pose), "--json"]);
+    let clips = v["clips"].as_array().unwrap();
+    let classes = ["default", "constant", "animated"];
+    for clip in clips {
+        let b = &clip["breakdown"];
+        let n = |class: &str, field: &str| b["sub_tracks"][class][field].as_u64().unwrap();
+        // Every sub-track is in one class; their raw bytes are the clip's.
+        let raw: u64 = classes.iter().map(|c| n(c, "raw_bytes")).sum();
+        assert_eq!(raw, clip["raw_bytes"].as_u64().unwrap(), "{b}");
+        let count: u64 = classes.iter().map(|c| n(c, "count")).sum();
+        assert_eq!(count * 40 * b["source_samples"].as_u64().unwrap(), raw * 3, "three sub-tracks a bone: {b}");
+        // Compressed: the classes and the shared bytes are the whole.
+        let compressed: u64 =
+            classes.iter().map(|c| n(c, "compressed_bytes")).sum::<u64>() + b["shared_bytes"].as_u64().unwrap();
+        assert_eq!(compressed, clip["compressed_bytes"].as_u64().unwrap(), "{b}");
+        assert_eq!(n("default", "compressed_bytes"), 0);
+        assert_eq!(n("constant", "compressed_bytes"), clip["bytes"]["constants"].as_u64().unwrap());
+        let animated = n("animated", "count") > 0;
+        let bits = b["bits_per_animated_value"].as_f64().unwrap();
+        assert!(if animated { bits > 0.0 && bits <= 32.0 } else { bits == 0.0 }, "{b}");
+    }
+    // The total is the sum of the clips.
+    for class in classes {
+        for field in ["count", "raw_bytes", "compressed_bytes"] {
+            let each: u64 = clips.iter().map(|c| c["breakdown"]["sub_tracks"][class][field].as_u64().unwrap()).sum();
+            assert_eq!(v["total"]["breakdown"]["sub_tracks"][class][field].as_u64().unwrap(), each, "{class} {field}");
+        }
+    }
 }
