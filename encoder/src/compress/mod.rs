@@ -476,23 +476,29 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
                 let (start, count) = spans[i];
                 let bounded = frame_set::all_kept(count) & !stripped[i];
                 let shares = if settings.remove_key_frames { &KEY_FRAME_SHARES[..] } else { &KEY_FRAME_SHARES[..1] };
-                let mut tried = Vec::with_capacity(shares.len());
-                let mut best: Option<(u64, bit_rates::SegmentResult)> = None;
-                for &share in shares {
-                    let kept = key_frames::choose(&reference, &tracks, start, count, targets[i] * share, stripped[i]);
+                let kept_with =
+                    |share: f64| key_frames::choose(&reference, &tracks, start, count, targets[i] * share, stripped[i]);
+                let search = |kept: u32| {
+                    bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i], kept, bounded)
+                };
+                // The first share (none), then each other that leaves out other frames.
+                let first = kept_with(KEY_FRAME_SHARES[0]);
+                let mut tried = vec![first];
+                let result = search(first);
+                let mut best = (sample_bits(&result, &tracks), result);
+                for &share in &shares[1..] {
+                    let kept = kept_with(share);
                     if tried.contains(&kept) {
                         continue;
                     }
                     tried.push(kept);
-                    let result = bit_rates::optimize_segment(
-                        &reference, &tracks, start, count, ranged, targets[i], kept, bounded,
-                    );
+                    let result = search(kept);
                     let cost = sample_bits(&result, &tracks);
-                    if best.as_ref().is_none_or(|(c, _)| cost < *c) {
-                        best = Some((cost, result));
+                    if cost < best.0 {
+                        best = (cost, result);
                     }
                 }
-                (i, best.expect("one share at least").1)
+                (i, best.1)
             })
             .collect();
         for (i, result) in searched {
