@@ -8,7 +8,7 @@ use ossa_encoder::{compress, Settings};
 use ossa_tests::variants::{Variant, STANDARD};
 use rayon::prelude::*;
 
-/// A two-bone chain whose rotations and translations move every sample.
+/// A chain of three bones whose rotations and translations move every sample.
 fn moving(samples: usize) -> ossa_encoder::RawClip {
     common::chain("moving", 3, samples, |b, s| {
         let a = 0.1 * s as f64 + b as f64;

@@ -5,7 +5,8 @@
 //! Each variant is compressed by ossa's encoder (in this process, its bound checked
 //! by ossa's own measurement) and by ACL (`../shared/tools/acl-reference.sh compress`,
 //! on the variant written as ACL text with `error_threshold` set to the same
-//! precision). Prints one line per variant kind and the total.
+//! precision). Prints a line for the clips as they are, one per variant kind, and the
+//! variants' total.
 //!
 //! usage: cargo run --release -p ossa-tests --bin generalisation -- [PRECISION…] [--clips DIR] [--per-clip]
 
@@ -15,10 +16,10 @@ use std::process::{Command, ExitCode};
 use ossa_encoder::formats::acl_text;
 use ossa_encoder::{compress, RawClip, Settings};
 use ossa_tests::variants::{Variant, STANDARD};
+use rayon::prelude::*;
 
 /// The row of the clips as they are.
 const SHARED: &str = "shared";
-use rayon::prelude::*;
 
 struct Options {
     precisions: Vec<f64>,
@@ -86,12 +87,11 @@ fn run(options: &Options, acl: &Path) -> Result<(), String> {
         // variant of each.
         let kinds = std::iter::once((SHARED, None)).chain(STANDARD.iter().map(|&(name, v)| (name, Some(v))));
         let kinds: Vec<(&'static str, Option<Variant>)> = kinds.collect();
-        let jobs: Vec<(&PathBuf, &'static str, Option<Variant>)> =
-            clips.iter().flat_map(|(path, _)| kinds.iter().map(move |&(name, v)| (path, name, v))).collect();
+        let jobs: Vec<(&RawClip, &'static str, Option<Variant>)> =
+            clips.iter().flat_map(|source| kinds.iter().map(move |&(name, v)| (source, name, v))).collect();
         let rows: Vec<Row> = jobs
             .par_iter()
-            .map(|&(path, variant_name, variant)| {
-                let source = &clips.iter().find(|(p, _)| p == path).expect("listed").1;
+            .map(|&(source, variant_name, variant)| {
                 let clip = variant.map_or_else(|| source.clone(), |v| v.apply(source));
                 let stem = format!("{}_{variant_name}", source.name);
                 let settings = Settings { precision, ..Settings::default() };
@@ -157,31 +157,20 @@ fn report(precision: f64, rows: &[Row], per_clip: bool) {
     println!("  variants ossa {ossa:>7} B  ACL {acl:>8} B  {:.3} ×", ossa as f64 / acl as f64);
 }
 
-/// The clips of `dir` that are transform clips (ACL text with bones), by name.
-fn transform_clips(dir: &Path) -> Result<Vec<(PathBuf, RawClip)>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".acl.sjson"))
-        .collect();
-    paths.sort();
-    let mut clips = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let name = path.file_name().map(|n| n.to_string_lossy().replace(".acl.sjson", "")).unwrap_or_default();
-        // Scalar track lists, and the format's reference file (a test of the reader),
-        // are not transform clips.
-        match acl_text::read_clip(&text, &name) {
-            Ok(clip) if !clip.bones.is_empty() && !name.starts_with("no_output") && clip.additive.is_none() => {
-                clips.push((path, clip))
-            }
-            _ => {}
-        }
-    }
-    if clips.is_empty() {
+/// The transform clips of `dir` ([`ossa_tests::transform_clips`]), read.
+fn transform_clips(dir: &Path) -> Result<Vec<RawClip>, String> {
+    let paths = ossa_tests::transform_clips(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if paths.is_empty() {
         return Err(format!("no transform clips in {}", dir.display()));
     }
-    Ok(clips)
+    paths
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let name = path.file_name().map(|n| n.to_string_lossy().replace(".acl.sjson", "")).unwrap_or_default();
+            acl_text::read_clip(&text, &name).map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .collect()
 }
 
 /// ACL text with a `settings` block giving ACL the error threshold (ACL ignores the

@@ -57,22 +57,9 @@ pub fn shared_gltf() -> Option<PathBuf> {
     None
 }
 
-/// The 18 transform clips of the shared folder (not track lists, not degenerate
-/// lists, not the annotated format reference).
+/// The 18 transform clips of the shared folder ([`ossa_tests::transform_clips`]).
 pub fn transform_clips(dir: &Path) -> Vec<PathBuf> {
-    let mut clips: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read shared clips")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.ends_with(".acl.sjson")
-                && !name.starts_with("track_list")
-                && !name.starts_with("no_output")
-                && !name.starts_with("format_reference")
-        })
-        .collect();
-    clips.sort();
-    clips
+    ossa_tests::transform_clips(dir).expect("read shared clips")
 }
 
 /// A transform's ten values as `f32` bits, for bit-for-bit comparisons.
