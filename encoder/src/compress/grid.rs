@@ -23,6 +23,13 @@ use super::reference::Reference;
 use super::sub_track::SubTrack;
 
 /// Share of the precision a constant's quantisation may add to its class error.
+///
+/// Swept on the shared clips and their generalisation variants (the `generalisation`
+/// command, README) at 0.1, 0.01 and 0.001: 0.35 gives totals within 0.2 % of those
+/// at 0.5; 0.25 is 1.0 % smaller at 0.001 and 0.5 % larger at 0.01; 0.75 is 1.3 %
+/// larger at 0.01. At 0.1 the share changes nothing (16 bits hold every constant).
+/// Deciding the share per clip would need constants of other widths than 16 bits, a
+/// format change (measured: a gain at 0.1 and 0.001, not yet at 0.01).
 pub const QUANTIZED_CONSTANT_BUDGET: f64 = 0.5;
 
 /// A list's grid: integer `q` of component `m` is `q · step[m] + base[m]`.
