@@ -10,6 +10,7 @@
 pub mod additive;
 pub mod bit_rates;
 pub mod classify;
+pub mod compensation;
 pub mod frame_set;
 pub mod grid;
 pub mod hierarchy;
@@ -405,6 +406,8 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         reference.defaults = Some(pose.bones.clone());
     }
     let motion_bone = root_motion::motion_bone(clip, settings.root_motion_bone.as_deref())?;
+    let declared = settings.root_motion_bone.is_some() || settings.extract_root_motion;
+    root_motion::hold_motion_bone(&mut reference, motion_bone, declared);
     let mut tracks = classify::classify(&reference, precision);
     let mut grids = grid::quantize_constants(&reference, &mut tracks, precision);
     grid::quantize_ranges(&mut tracks, &mut grids);

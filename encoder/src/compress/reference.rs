@@ -54,6 +54,15 @@ pub struct Reference {
     /// ([`crate::SourceSkeleton::root_placements`]): object space is the scene's, so
     /// the precision and every error are in the units the model is seen in.
     pub placements: Vec<(usize, Affine)>,
+    /// Bones whose rotation error the rotations below must not compensate
+    /// ([`super::compensation`]): the root-motion bone and its ancestors, whose
+    /// rotations give the displacement a game accumulates, and so must be as precise
+    /// as the whole skeleton they carry needs. Empty: none.
+    pub uncompensated: Vec<bool>,
+    /// How far the root-motion bone gets from where it starts over the clip, in
+    /// object space (0 without one): the lever of its rotation error on the path a
+    /// game moves the character along.
+    pub travel: f64,
 }
 
 /// An additive clip's base, sampled at the clip's samples.
@@ -130,6 +139,8 @@ impl Reference {
             base,
             defaults: None,
             placements,
+            uncompensated: Vec::new(),
+            travel: 0.0,
         })
     }
 
@@ -180,6 +191,13 @@ impl Reference {
         }
         let additive = self.base.as_ref().map_or(Additive::None, |b| b.format);
         default_value(kind, additive)
+    }
+
+    /// Whether `bone`'s rotation error is left uncompensated below it
+    /// ([`Reference::uncompensated`]).
+    #[inline]
+    pub fn is_uncompensated(&self, bone: usize) -> bool {
+        self.uncompensated.get(bone).copied().unwrap_or(false)
     }
 
     /// Index of `(sample, bone)` in the per-sample arrays.
@@ -265,6 +283,74 @@ impl Reference {
         worst
     }
 
+    /// [`Reference::standalone_error`] for `bone`'s rotation when the rotations below
+    /// it are compensated ([`super::compensation`]): a child whose rotation
+    /// `compensates` keeps its source orientation in object space, so its whole
+    /// subtree moves with its origin, by the distance that origin moves; the subtrees
+    /// of the other children are walked as there. Same use of `limit`.
+    ///
+    /// A model for the search's first step, not a measure: the compensated child's
+    /// own rounding and the clip range it is clamped to come on top, and the search
+    /// measures them.
+    pub fn standalone_rotation_error_compensated(
+        &self,
+        bone: usize,
+        samples: impl IntoIterator<Item = usize>,
+        limit: f64,
+        scratch: &mut Vec<Affine>,
+        compensates: impl Fn(usize) -> bool,
+        mut value: impl FnMut(usize) -> Lane4,
+    ) -> f64 {
+        scratch.resize(self.bone_count, Affine::IDENTITY);
+        let subtree = self.hierarchy.subtree(bone);
+        let mut linear = LinearParts::default();
+        let mut worst = 0.0f64;
+        for s in samples {
+            let at = self.at(s, bone);
+            let mut local = self.local[at];
+            let v = value(s);
+            if v == local.parts[ROTATION] {
+                continue;
+            }
+            local.parts[ROTATION] = v;
+            let o = self.object_with(s, bone, &local, ROTATION, &mut linear);
+            scratch[bone] = o;
+            worst = worst.max(self.error(s, bone, &o));
+            if worst > limit {
+                return worst;
+            }
+            // A compensated child's subtree (contiguous after it) moves as its origin
+            // does: its bones are skipped, and `scratch` is only read for bones walked.
+            let mut skip_until = 0;
+            for (k, &d) in subtree.iter().enumerate().skip(1) {
+                if k < skip_until {
+                    continue;
+                }
+                let p = self.parent(d).unwrap_or(bone);
+                if p == bone && compensates(d) {
+                    let t = self.local[self.at(s, d)].parts[TRANSLATION];
+                    let origin = o.apply([t[0], t[1], t[2]].map(f64::from));
+                    let r = self.object[self.at(s, d)].t;
+                    let moved =
+                        ((origin[0] - r[0]).powi(2) + (origin[1] - r[1]).powi(2) + (origin[2] - r[2]).powi(2)).sqrt();
+                    worst = worst.max(moved);
+                    if worst > limit {
+                        return worst;
+                    }
+                    skip_until = k + self.hierarchy.subtree(d).len();
+                    continue;
+                }
+                let o = scratch[p].then(&self.local_affine[self.at(s, d)]);
+                scratch[d] = o;
+                worst = worst.max(self.error(s, d, &o));
+                if worst > limit {
+                    return worst;
+                }
+            }
+        }
+        worst
+    }
+
     /// The object transform of `bone` at `sample` when its local values are `local`,
     /// which differ from the reference's in part `part` only; everything above is
     /// the reference's. Bit for bit the parent's transform composed with
@@ -300,6 +386,7 @@ impl Reference {
 
 /// Index of the translation in [`LocalValues::parts`].
 const TRANSLATION: usize = SubTrackKind::Translation as usize;
+const ROTATION: usize = SubTrackKind::Rotation as usize;
 
 /// The affine form of local values whose rotation and scale are often those of the
 /// call before (a constant tried at every sample): the linear part, the costly one,

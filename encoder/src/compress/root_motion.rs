@@ -33,6 +33,30 @@ pub fn motion_bone(clip: &RawClip, name: Option<&str>) -> Result<Option<usize>, 
     Ok(Some(bone))
 }
 
+/// Marks what the bit-rate search must hold for the root motion of `bone`: its
+/// rotation and its ancestors' are not compensated below
+/// ([`Reference::uncompensated`]), so each stays as precise as everything it carries
+/// needs, as without compensation. When the user `declared` root motion (named the
+/// bone or extracts its motion), its rotation must also hold the far end of its path
+/// within the precision ([`Reference::travel`]): a game's displacement is expressed
+/// in the bone's own frame, so its rotation error turns the whole path.
+pub fn hold_motion_bone(reference: &mut Reference, bone: Option<usize>, declared: bool) {
+    let Some(bone) = bone else { return };
+    reference.uncompensated = vec![false; reference.bone_count];
+    for b in reference.hierarchy.chain(bone).collect::<Vec<_>>() {
+        reference.uncompensated[b] = true;
+    }
+    reference.travel = 0.0;
+    if declared {
+        let start = reference.object[reference.at(0, bone)].t;
+        for s in 0..reference.sample_count {
+            let t = reference.object[reference.at(s, bone)].t;
+            let d = ((t[0] - start[0]).powi(2) + (t[1] - start[1]).powi(2) + (t[2] - start[2]).powi(2)).sqrt();
+            reference.travel = reference.travel.max(d);
+        }
+    }
+}
+
 /// The ancestors of `bone`, outermost first.
 fn ancestors(clip: &RawClip, bone: usize) -> Vec<usize> {
     let mut chain = Vec::new();
