@@ -30,7 +30,7 @@
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 
-use super::compensation::compensated_rotation;
+use super::compensation::Chains;
 use super::reference::Reference;
 use super::sub_track::{encode_samples, span, stored_form, SegmentCode, SubTrack, LADDER};
 use super::values::{Lane4, LocalValues};
@@ -44,6 +44,19 @@ pub const BYTES_PER_SEGMENT_SAMPLE: u64 = (size_of::<LocalValues>()
     + 2 * size_of::<Affine>()
     + 3 * (size_of::<[u32; 4]>() + size_of::<Lane4>() + size_of::<Affine>()))
     as u64;
+
+/// What [`Segment::save`] keeps of the bones a trial changes, in the order saved.
+#[derive(Default)]
+struct Saved {
+    bones: Vec<usize>,
+    /// Rung and code of each bone's rotation.
+    codes: Vec<(usize, Option<SegmentCode>)>,
+    /// Decoded local values and their affine forms, `count` per bone.
+    local: Vec<LocalValues>,
+    affine: Vec<Affine>,
+    /// Decoded chains, `count` per bone (empty without compensation).
+    chains: Vec<super::compensation::Quat>,
+}
 
 /// The result of one segment's search.
 pub struct SegmentResult {
@@ -106,6 +119,8 @@ struct Segment<'a> {
     /// ([`super::compensation`]): from the first full pose on, in a clip without an
     /// additive base.
     compensate: bool,
+    /// The source and decoded rotation chains compensation reads, while `compensate`.
+    chains: Option<Chains>,
     /// Per bone, how many times its compensated values changed (an ancestor's
     /// rotation changed code): a candidate's code holds while it stays.
     target_versions: Vec<u32>,
@@ -114,6 +129,19 @@ struct Segment<'a> {
     /// alone holds everything it carries within the target, whatever the other
     /// sub-tracks' errors leave; every other sub-track 0.
     floor: Vec<usize>,
+    /// What step 3's passes remember between them.
+    lower_memo: LowerMemo,
+}
+
+/// Step 3's memory across passes: which trials failed, and what changed since.
+#[derive(Default)]
+struct LowerMemo {
+    /// Counts the sub-tracks lowered.
+    epoch: u64,
+    /// Per bone, the epoch at which it or an ancestor was last lowered.
+    changed_at: Vec<u64>,
+    /// Per sub-track, the epoch at which its last trial failed.
+    failed_at: Vec<Option<u64>>,
 }
 
 /// Searches the bit rates of samples `start..start + count`, of which those of
@@ -149,8 +177,10 @@ pub fn optimize_segment(
         chain: Vec::new(),
         versions: vec![0; bones],
         compensate: false,
+        chains: None,
         target_versions: vec![0; bones],
         floor: Vec::new(),
+        lower_memo: LowerMemo { epoch: 0, changed_at: vec![0; bones], failed_at: vec![None; tracks.len()] },
     };
     seg.initial_rates();
     let initial = seg.rungs.clone();
@@ -158,6 +188,7 @@ pub fn optimize_segment(
     seg.build_pose();
     if reference.base.is_none() {
         seg.compensate = true;
+        seg.chains = Some(Chains::new(reference, start, count, &seg.local));
         for b in (0..bones).filter(|&b| reference.parent(b).is_none()) {
             seg.recode_below(b);
         }
@@ -217,11 +248,9 @@ impl Segment<'_> {
         if !self.compensate || track.kind != SubTrackKind::Rotation || track.class != SubTrackClass::Animated {
             return None;
         }
+        let chains = self.chains.as_ref()?;
         (0..self.count)
-            .map(|i| {
-                compensated_rotation(self.reference, &self.local, self.start, i, track.bone)
-                    .map(|q| stored_form(track.kind, q))
-            })
+            .map(|i| chains.compensated(self.reference, i, track.bone).map(|q| stored_form(track.kind, q)))
             .collect()
     }
 
@@ -229,16 +258,26 @@ impl Segment<'_> {
     /// (parents first), whose compensated values follow `a`'s decoded rotation.
     fn recode_below(&mut self, a: usize) {
         for &d in &self.reference.hierarchy.subtree(a)[1..] {
-            // Rotations are the first `bones` sub-tracks: `d` is bone `d`'s.
-            let t = d;
-            if self.tracks[t].class != SubTrackClass::Animated {
-                continue;
-            }
-            self.target_versions[d] = self.target_versions[d].wrapping_add(1);
-            let mut candidate = self.candidate(t, self.rungs[t]);
-            self.prepare(&mut candidate);
-            self.install(candidate);
+            self.recode(d);
         }
+    }
+
+    /// Quantises bone `d`'s animated rotation again at its rung, from compensated
+    /// values under its parent's current chain (or, for a rotation that is not
+    /// animated, brings its chain up to date).
+    fn recode(&mut self, d: usize) {
+        // Rotations are the first `bones` sub-tracks: `d` is bone `d`'s.
+        let t = d;
+        if self.tracks[t].class != SubTrackClass::Animated {
+            if let Some(chains) = &mut self.chains {
+                chains.update(self.reference, &self.local, d);
+            }
+            return;
+        }
+        self.target_versions[d] = self.target_versions[d].wrapping_add(1);
+        let mut candidate = self.candidate(t, self.rungs[t]);
+        self.prepare(&mut candidate);
+        self.install(candidate);
     }
 
     /// Step 1: the lowest rung at which each sub-track alone is within the target.
@@ -566,6 +605,9 @@ impl Segment<'_> {
         self.rungs[t] = candidate.rung;
         self.codes[t] = Some(candidate.code);
         self.versions[a] = self.versions[a].wrapping_add(1);
+        if let Some(chains) = self.chains.as_mut().filter(|_| part == 0) {
+            chains.update(self.reference, &self.local, a);
+        }
         if !self.stale[a] {
             for &d in self.reference.hierarchy.subtree(a) {
                 self.stale[d] = true;
@@ -607,21 +649,40 @@ impl Segment<'_> {
         order.sort_by_key(|&t| (std::cmp::Reverse(cost(t)), t));
         let mut scratch = Vec::new();
         for t in order {
-            if self.compensate && self.tracks[t].kind == SubTrackKind::Rotation && self.compensates_below(t) {
-                while self.rungs[t] > self.floor[t] && self.lower_compensated(t) {}
+            let a = self.tracks[t].bone;
+            let subtree = self.reference.hierarchy.subtree(a);
+            // A trial's outcome depends only on the bones of the subtree and their
+            // chains (a lowered ancestor marks its whole subtree): one that failed
+            // since nothing there changed would fail again.
+            if self.lower_memo.failed_at[t].is_some_and(|f| subtree.iter().all(|&d| self.lower_memo.changed_at[d] <= f))
+            {
                 continue;
             }
-            while self.rungs[t] > self.floor[t] {
-                let mut candidate = self.candidate(t, self.rungs[t] - 1);
-                self.prepare(&mut candidate);
-                if let Some(p) = self.reference.parent(self.tracks[t].bone) {
-                    self.refresh_chain(p);
+            let before = self.rungs[t];
+            if self.compensate && self.tracks[t].kind == SubTrackKind::Rotation && self.compensates_below(t) {
+                while self.rungs[t] > self.floor[t] && self.lower_compensated(t) {}
+            } else {
+                while self.rungs[t] > self.floor[t] {
+                    let mut candidate = self.candidate(t, self.rungs[t] - 1);
+                    self.prepare(&mut candidate);
+                    if let Some(p) = self.reference.parent(a) {
+                        self.refresh_chain(p);
+                    }
+                    if !self.subtree_within(&candidate, &mut scratch) {
+                        break;
+                    }
+                    self.set_rung(candidate);
                 }
-                if !self.subtree_within(&candidate, &mut scratch) {
-                    break;
-                }
-                self.set_rung(candidate);
             }
+            let memo = &mut self.lower_memo;
+            if self.rungs[t] != before {
+                memo.epoch += 1;
+                for &d in subtree {
+                    memo.changed_at[d] = memo.epoch;
+                }
+            }
+            // It ends on a failed trial unless it reached its floor.
+            memo.failed_at[t] = (self.rungs[t] > self.floor[t]).then_some(memo.epoch);
         }
     }
 
@@ -634,39 +695,69 @@ impl Segment<'_> {
 
     /// Lowers compensated rotation `t` one rung, quantising its descendants' rotations
     /// again, and keeps it if every bone of its subtree stays within the target;
-    /// otherwise puts everything back. Returns whether it was kept.
+    /// otherwise puts back what it changed. Returns whether it was kept.
     fn lower_compensated(&mut self, t: usize) -> bool {
         let a = self.tracks[t].bone;
-        let saved = (
-            self.rungs.clone(),
-            self.codes.clone(),
-            self.local.clone(),
-            self.local_affine.clone(),
-            self.object.clone(),
-            self.stale.clone(),
-            self.versions.clone(),
-            self.target_versions.clone(),
-        );
-        let candidate = self.candidate(t, self.rungs[t] - 1);
-        self.set_rung(candidate);
         let subtree = self.reference.hierarchy.subtree(a);
-        let within = subtree.iter().all(|&d| {
+        let mut saved = Saved::default();
+        self.save(a, &mut saved);
+        self.install(self.candidate(t, self.rungs[t] - 1));
+        // A bone's error depends only on its chain: each bone below is quantised again
+        // and checked in turn, parents first, so that a failing trial stops at its
+        // first bone above the target (most trials fail, most at a child of `a`).
+        self.refresh_chain(a);
+        let mut within = self.bone_error(a) <= self.target;
+        for &d in &subtree[1..] {
+            if !within {
+                break;
+            }
+            self.save(d, &mut saved);
+            self.recode(d);
             self.refresh_chain(d);
-            self.bone_error(d) <= self.target
-        });
+            within = self.bone_error(d) <= self.target;
+        }
         if !within {
-            (
-                self.rungs,
-                self.codes,
-                self.local,
-                self.local_affine,
-                self.object,
-                self.stale,
-                self.versions,
-                self.target_versions,
-            ) = saved;
+            self.restore(saved);
+            for &d in subtree {
+                self.stale[d] = true;
+            }
         }
         within
+    }
+
+    /// Keeps in `saved` what a trial may change of bone `d`: its rotation's rung and
+    /// code, its decoded values and its chain.
+    fn save(&self, d: usize, saved: &mut Saved) {
+        let bones = self.reference.bone_count;
+        saved.bones.push(d);
+        saved.codes.push((self.rungs[d], self.codes[d].clone()));
+        for i in 0..self.count {
+            saved.local.push(self.local[i * bones + d]);
+            saved.affine.push(self.local_affine[i * bones + d]);
+        }
+        if let Some(chains) = &self.chains {
+            chains.save(d, &mut saved.chains);
+        }
+    }
+
+    /// Puts back what [`Segment::save`] kept; the caches keyed by the bones' versions
+    /// are let go (the caller marks the object-space transforms stale).
+    fn restore(&mut self, saved: Saved) {
+        let bones = self.reference.bone_count;
+        let count = self.count;
+        for (k, (&d, (rung, code))) in saved.bones.iter().zip(saved.codes).enumerate() {
+            self.rungs[d] = rung;
+            self.codes[d] = code;
+            for i in 0..count {
+                self.local[i * bones + d] = saved.local[k * count + i];
+                self.local_affine[i * bones + d] = saved.affine[k * count + i];
+            }
+            if let Some(chains) = &mut self.chains {
+                chains.restore(d, &saved.chains[k * count..]);
+            }
+            self.versions[d] = self.versions[d].wrapping_add(1);
+            self.target_versions[d] = self.target_versions[d].wrapping_add(1);
+        }
     }
 
     /// Whether every bone of the subtree of `candidate`'s bone stays within the target

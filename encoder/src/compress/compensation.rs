@@ -18,7 +18,8 @@
 use super::reference::Reference;
 use super::values::LocalValues;
 
-type Quat = [f64; 4];
+/// A quaternion `[x, y, z, w]` in `f64`.
+pub type Quat = [f64; 4];
 
 fn mul(a: Quat, b: Quat) -> Quat {
     [
@@ -38,7 +39,8 @@ fn rotation_of(values: &LocalValues) -> Quat {
 }
 
 /// The rotation of `bone` relative to its root's space, the product of the local
-/// rotations of its chain as `local(sample_index, bone)` gives them.
+/// rotations of its chain as `local(bone)` gives them.
+#[cfg(test)]
 fn chain_rotation(reference: &Reference, bone: usize, local: impl Fn(usize) -> Quat) -> Quat {
     let mut q = [0.0, 0.0, 0.0, 1.0];
     for b in reference.hierarchy.chain(bone) {
@@ -47,37 +49,81 @@ fn chain_rotation(reference: &Reference, bone: usize, local: impl Fn(usize) -> Q
     q
 }
 
-/// The local rotation of `bone` at segment sample `i` (source sample `start + i`)
-/// that, under its parent's decoded chain (`decoded`: the segment's decoded local
-/// values, bone-major within each sample), gives its source orientation. `None` for
-/// a root, which has nothing to compensate.
-pub fn compensated_rotation(
-    reference: &Reference,
-    decoded: &[LocalValues],
+/// The rotations, relative to their roots' spaces, of every bone at every sample of
+/// one segment: from the source values, and from the decoded ones (where an
+/// uncompensated bone, [`Reference::uncompensated`], counts as exact: its error is
+/// left to move everything below it). Kept up to date bone by bone as decoded values
+/// change, so that a compensated value costs two products, whatever the depth.
+pub struct Chains {
+    bones: usize,
     start: usize,
-    i: usize,
-    bone: usize,
-) -> Option<[f32; 4]> {
-    let parent = reference.parent(bone)?;
-    let bones = reference.bone_count;
-    let source = |b: usize| rotation_of(&reference.local[reference.at(start + i, b)]);
-    // An uncompensated bone's rotation counts as exact: its error is left to move
-    // everything below it.
-    let lossy = |b: usize| {
-        if reference.is_uncompensated(b) {
-            source(b)
-        } else {
-            rotation_of(&decoded[i * bones + b])
+    source: Vec<Quat>,
+    lossy: Vec<Quat>,
+}
+
+impl Chains {
+    /// The chains of samples `start..start + count`, `decoded` holding the decoded
+    /// local values (bone-major within each sample).
+    pub fn new(reference: &Reference, start: usize, count: usize, decoded: &[LocalValues]) -> Chains {
+        let bones = reference.bone_count;
+        let identity = [0.0, 0.0, 0.0, 1.0];
+        let mut chains =
+            Chains { bones, start, source: vec![identity; count * bones], lossy: vec![identity; count * bones] };
+        for root in (0..bones).filter(|&b| reference.parent(b).is_none()) {
+            for &b in reference.hierarchy.subtree(root) {
+                for i in 0..count {
+                    let parent = reference.parent(b).map_or(identity, |p| chains.source[i * bones + p]);
+                    chains.source[i * bones + b] =
+                        mul(parent, rotation_of(&reference.local[reference.at(start + i, b)]));
+                }
+                chains.update(reference, decoded, b);
+            }
         }
-    };
-    let correction =
-        mul(conjugate(chain_rotation(reference, parent, lossy)), chain_rotation(reference, parent, source));
-    let q = mul(correction, source(bone));
-    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if !(len > 0.0 && len.is_finite()) {
-        return None;
+        chains
     }
-    Some(q.map(|c| (c / len) as f32))
+
+    /// Brings `bone`'s decoded chain up to date with its decoded local rotation (its
+    /// parent's up to date).
+    pub fn update(&mut self, reference: &Reference, decoded: &[LocalValues], bone: usize) {
+        let bones = self.bones;
+        for i in 0..self.lossy.len() / bones {
+            let local = if reference.is_uncompensated(bone) {
+                rotation_of(&reference.local[reference.at(self.start + i, bone)])
+            } else {
+                rotation_of(&decoded[i * bones + bone])
+            };
+            let parent = reference.parent(bone).map_or([0.0, 0.0, 0.0, 1.0], |p| self.lossy[i * bones + p]);
+            self.lossy[i * bones + bone] = mul(parent, local);
+        }
+    }
+
+    /// `bone`'s decoded chain at every sample, to be put back with
+    /// [`Chains::restore`].
+    pub fn save(&self, bone: usize, into: &mut Vec<Quat>) {
+        into.extend(self.lossy.iter().skip(bone).step_by(self.bones));
+    }
+
+    /// Puts back `bone`'s decoded chain from what [`Chains::save`] wrote at `from`.
+    pub fn restore(&mut self, bone: usize, from: &[Quat]) {
+        for (q, saved) in self.lossy.iter_mut().skip(bone).step_by(self.bones).zip(from) {
+            *q = *saved;
+        }
+    }
+
+    /// The local rotation of `bone` at segment sample `i` that, under its parent's
+    /// decoded chain, gives its source orientation. `None` for a root, which has
+    /// nothing to compensate.
+    pub fn compensated(&self, reference: &Reference, i: usize, bone: usize) -> Option<[f32; 4]> {
+        let parent = reference.parent(bone)?;
+        let at = |b: usize| i * self.bones + b;
+        let correction = mul(conjugate(self.lossy[at(parent)]), self.source[at(parent)]);
+        let q = mul(correction, rotation_of(&reference.local[reference.at(self.start + i, bone)]));
+        let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        if !(len > 0.0 && len.is_finite()) {
+            return None;
+        }
+        Some(q.map(|c| (c / len) as f32))
+    }
 }
 
 #[cfg(test)]
@@ -151,11 +197,12 @@ mod tests {
         let reference = Reference::new(&chain_clip(samples)).unwrap();
         let decoded = lossy(&reference, samples);
         let bones = reference.bone_count;
+        let chains = Chains::new(&reference, 0, samples, &decoded);
         for i in 0..samples {
             let source = |b: usize| rotation_of(&reference.local[reference.at(i, b)]);
-            assert_eq!(compensated_rotation(&reference, &decoded, 0, i, 0), None, "a root has nothing to compensate");
+            assert_eq!(chains.compensated(&reference, i, 0), None, "a root has nothing to compensate");
             for bone in 1..bones {
-                let q = compensated_rotation(&reference, &decoded, 0, i, bone).unwrap().map(f64::from);
+                let q = chains.compensated(&reference, i, bone).unwrap().map(f64::from);
                 let parent = reference.parent(bone).unwrap();
                 let lossy_parent = chain_rotation(&reference, parent, |b| rotation_of(&decoded[i * bones + b]));
                 let got = mul(lossy_parent, q);
@@ -180,16 +227,30 @@ mod tests {
             decoded[i * bones + 1] = lossy(&reference, samples)[i * bones + 1];
         }
         reference.uncompensated = vec![false, true, false, false, false];
+        let chains = Chains::new(&reference, 0, samples, &decoded);
         for i in 0..samples {
             for bone in [2, 4] {
-                let q = compensated_rotation(&reference, &decoded, 0, i, bone).unwrap().map(f64::from);
+                let q = chains.compensated(&reference, i, bone).unwrap().map(f64::from);
                 let source = rotation_of(&reference.local[reference.at(i, bone)]);
                 assert!(angle(q, source) < 1e-6, "sample {i} bone {bone}");
             }
         }
         // Not held, the same error is undone by the children.
         reference.uncompensated.clear();
-        let q = compensated_rotation(&reference, &decoded, 0, 0, 2).unwrap().map(f64::from);
+        let mut chains = Chains::new(&reference, 0, samples, &decoded);
+        let q = chains.compensated(&reference, 0, 2).unwrap().map(f64::from);
         assert!(angle(q, rotation_of(&reference.local[reference.at(0, 2)])) > 1e-4);
+        // A change of bone 1's decoded rotation reaches its children once their
+        // chains are brought up to date, parents first; putting it back restores them.
+        let mut saved = Vec::new();
+        chains.save(1, &mut saved);
+        let before = chains.compensated(&reference, 0, 2);
+        let mut changed = decoded.clone();
+        changed[1] = reference.local[reference.at(0, 1)];
+        chains.update(&reference, &changed, 1);
+        let q = chains.compensated(&reference, 0, 2).unwrap().map(f64::from);
+        assert!(angle(q, rotation_of(&reference.local[reference.at(0, 2)])) < 1e-6, "bone 1 exact again");
+        chains.restore(1, &saved);
+        assert_eq!(chains.compensated(&reference, 0, 2), before);
     }
 }
