@@ -243,44 +243,9 @@ impl Reference {
         samples: impl IntoIterator<Item = usize>,
         limit: f64,
         scratch: &mut Vec<Affine>,
-        mut value: impl FnMut(usize) -> Lane4,
+        value: impl FnMut(usize) -> Lane4,
     ) -> f64 {
-        scratch.resize(self.bone_count, Affine::IDENTITY);
-        let subtree = self.hierarchy.subtree(bone);
-        let mut linear = LinearParts::default();
-        let mut worst = 0.0f64;
-        for s in samples {
-            let at = self.at(s, bone);
-            let mut local = self.local[at];
-            let v = value(s);
-            if v == local.parts[part] {
-                continue;
-            }
-            local.parts[part] = v;
-            let o = self.object_with(s, bone, &local, part, &mut linear);
-            // Every vertex of the subtree moves by at most this much: when that is
-            // within the limit, the walk below cannot find anything above it.
-            let bound = change_bound(&self.object[at], &o, self.reach[at]);
-            if bound <= limit {
-                worst = worst.max(bound);
-                continue;
-            }
-            scratch[bone] = o;
-            worst = worst.max(self.error(s, bone, &o));
-            if worst > limit {
-                return worst;
-            }
-            for &d in &subtree[1..] {
-                let p = self.parent(d).unwrap_or(bone);
-                let o = scratch[p].then(&self.local_affine[self.at(s, d)]);
-                scratch[d] = o;
-                worst = worst.max(self.error(s, d, &o));
-                if worst > limit {
-                    return worst;
-                }
-            }
-        }
-        worst
+        self.standalone_walk(bone, part, samples, limit, scratch, |_| false, value)
     }
 
     /// [`Reference::standalone_error`] for `bone`'s rotation when the rotations below
@@ -299,6 +264,22 @@ impl Reference {
         limit: f64,
         scratch: &mut Vec<Affine>,
         compensates: impl Fn(usize) -> bool,
+        value: impl FnMut(usize) -> Lane4,
+    ) -> f64 {
+        self.standalone_walk(bone, ROTATION, samples, limit, scratch, compensates, value)
+    }
+
+    /// The walk of both: `compensates` says which children of `bone` keep their
+    /// orientation (only for a rotation; `|_| false` walks every bone).
+    #[allow(clippy::too_many_arguments)]
+    fn standalone_walk(
+        &self,
+        bone: usize,
+        part: usize,
+        samples: impl IntoIterator<Item = usize>,
+        limit: f64,
+        scratch: &mut Vec<Affine>,
+        compensates: impl Fn(usize) -> bool,
         mut value: impl FnMut(usize) -> Lane4,
     ) -> f64 {
         scratch.resize(self.bone_count, Affine::IDENTITY);
@@ -309,11 +290,19 @@ impl Reference {
             let at = self.at(s, bone);
             let mut local = self.local[at];
             let v = value(s);
-            if v == local.parts[ROTATION] {
+            if v == local.parts[part] {
                 continue;
             }
-            local.parts[ROTATION] = v;
-            let o = self.object_with(s, bone, &local, ROTATION, &mut linear);
+            local.parts[part] = v;
+            let o = self.object_with(s, bone, &local, part, &mut linear);
+            // Every vertex of the subtree moves by at most this much (a compensated
+            // child's origin too): when that is within the limit, the walk below
+            // cannot find anything above it.
+            let bound = change_bound(&self.object[at], &o, self.reach[at]);
+            if bound <= limit {
+                worst = worst.max(bound);
+                continue;
+            }
             scratch[bone] = o;
             worst = worst.max(self.error(s, bone, &o));
             if worst > limit {
