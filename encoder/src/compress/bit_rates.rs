@@ -30,7 +30,7 @@
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 
-use super::compensation::Chains;
+use super::compensation::{self, Chains};
 use super::reference::Reference;
 use super::sub_track::{encode_samples, span, stored_form, SegmentCode, SubTrack, LADDER};
 use super::values::{Lane4, LocalValues};
@@ -55,7 +55,7 @@ struct Saved {
     local: Vec<LocalValues>,
     affine: Vec<Affine>,
     /// Decoded chains, `count` per bone (empty without compensation).
-    chains: Vec<super::compensation::Quat>,
+    chains: Vec<glam::DQuat>,
 }
 
 /// The result of one segment's search.
@@ -115,11 +115,9 @@ struct Segment<'a> {
     /// Per bone, how many times one of its sub-tracks changed code: a candidate's
     /// affine forms hold while it stays.
     versions: Vec<u32>,
-    /// Whether animated rotations are quantised from compensated values
-    /// ([`super::compensation`]): from the first full pose on, in a clip without an
-    /// additive base.
-    compensate: bool,
-    /// The source and decoded rotation chains compensation reads, while `compensate`.
+    /// The source and decoded rotation chains compensation reads: `Some` while
+    /// animated rotations are quantised from compensated values
+    /// ([`super::compensation`]), from the first full pose on where it applies.
     chains: Option<Chains>,
     /// Per bone, how many times its compensated values changed (an ancestor's
     /// rotation changed code): a candidate's code holds while it stays.
@@ -134,7 +132,6 @@ struct Segment<'a> {
 }
 
 /// Step 3's memory across passes: which trials failed, and what changed since.
-#[derive(Default)]
 struct LowerMemo {
     /// Counts the sub-tracks lowered.
     epoch: u64,
@@ -176,7 +173,6 @@ pub fn optimize_segment(
         stale: vec![false; bones],
         chain: Vec::new(),
         versions: vec![0; bones],
-        compensate: false,
         chains: None,
         target_versions: vec![0; bones],
         floor: Vec::new(),
@@ -186,8 +182,7 @@ pub fn optimize_segment(
     let initial = seg.rungs.clone();
     seg.floor = (0..tracks.len()).map(|t| if seg.held(t) { initial[t] } else { 0 }).collect();
     seg.build_pose();
-    if reference.base.is_none() {
-        seg.compensate = true;
+    if compensation::applies(reference) {
         seg.chains = Some(Chains::new(reference, start, count, &seg.local));
         for b in (0..bones).filter(|&b| reference.parent(b).is_none()) {
             seg.recode_below(b);
@@ -198,11 +193,11 @@ pub fn optimize_segment(
     // raise, there is nothing to undo (every sub-track is at the lowest rung at which
     // it alone is within the target). Passes after the first lower 0.1-0.2 % more
     // bytes on the shared clips and their variants.
-    if stuck_bone.is_none() && (seg.compensate || seg.rungs != initial) {
+    if stuck_bone.is_none() && (seg.compensating() || seg.rungs != initial) {
         loop {
             let before = seg.rungs.clone();
             seg.lower();
-            if seg.rungs == before || !seg.compensate {
+            if seg.rungs == before || !seg.compensating() {
                 break;
             }
         }
@@ -221,6 +216,11 @@ impl Segment<'_> {
                 None => self.reference.local[self.reference.at(self.start + i, track.bone)].parts[track.part()],
             },
         }
+    }
+
+    /// Whether animated rotations are quantised from compensated values.
+    fn compensating(&self) -> bool {
+        self.chains.is_some()
     }
 
     fn code_at(&self, t: usize, rung: usize) -> SegmentCode {
@@ -245,10 +245,10 @@ impl Segment<'_> {
     /// from its source values.
     fn compensated(&self, t: usize) -> Option<Vec<[f32; 4]>> {
         let track = &self.tracks[t];
-        if !self.compensate || track.kind != SubTrackKind::Rotation || track.class != SubTrackClass::Animated {
+        let chains = self.chains.as_ref()?;
+        if track.kind != SubTrackKind::Rotation || track.class != SubTrackClass::Animated {
             return None;
         }
-        let chains = self.chains.as_ref()?;
         (0..self.count)
             .map(|i| chains.compensated(self.reference, i, track.bone).map(|q| stored_form(track.kind, q)))
             .collect()
@@ -292,7 +292,7 @@ impl Segment<'_> {
             // The code of the lowest rung found within the target so far.
             let mut within = None;
             let held = self.held(t);
-            let compensated = self.reference.base.is_none() && track.kind == SubTrackKind::Rotation && !held;
+            let compensated = compensation::applies(self.reference) && track.kind == SubTrackKind::Rotation && !held;
             // Rotations are the first `bones` sub-tracks: `d` is bone `d`'s.
             let compensates = |d: usize| self.tracks[d].class == SubTrackClass::Animated;
             let error_at = |code: &SegmentCode, scratch: &mut Vec<Affine>| {
@@ -377,12 +377,11 @@ impl Segment<'_> {
     /// character's path ([`Reference::travel`]) at the worst bounded sample: its angle
     /// from the source rotation times the travel.
     fn path_error(&self, track: &SubTrack, code: &SegmentCode) -> f64 {
-        let bones = self.reference.bone_count;
         (0..self.count)
             .filter(|&i| self.bounded >> i & 1 != 0)
             .map(|i| {
                 let q = track.decode(code, i, self.ranged).map(f64::from);
-                let r = self.reference.local[(self.start + i) * bones + track.bone].parts[0].map(f64::from);
+                let r = self.reference.local[self.reference.at(self.start + i, track.bone)].parts[0].map(f64::from);
                 let dot = (q[0] * r[0] + q[1] * r[1] + q[2] * r[2] + q[3] * r[3]).abs().min(1.0);
                 2.0 * (1.0 - dot * dot).max(0.0).sqrt() * self.reference.travel
             })
@@ -575,7 +574,7 @@ impl Segment<'_> {
     /// child.
     fn compensating_child(&self, t: usize, b: usize) -> Option<usize> {
         let track = &self.tracks[t];
-        if !self.compensate || track.kind != SubTrackKind::Rotation || track.bone == b || self.held(t) {
+        if !self.compensating() || track.kind != SubTrackKind::Rotation || track.bone == b || self.held(t) {
             return None;
         }
         let c = self.reference.hierarchy.chain(b).find(|&x| self.reference.parent(x) == Some(track.bone))?;
@@ -587,7 +586,7 @@ impl Segment<'_> {
     fn set_rung(&mut self, candidate: Candidate) {
         let t = candidate.track;
         self.install(candidate);
-        if self.compensate && self.tracks[t].kind == SubTrackKind::Rotation {
+        if self.compensating() && self.tracks[t].kind == SubTrackKind::Rotation {
             self.recode_below(self.tracks[t].bone);
         }
     }
@@ -659,7 +658,7 @@ impl Segment<'_> {
                 continue;
             }
             let before = self.rungs[t];
-            if self.compensate && self.tracks[t].kind == SubTrackKind::Rotation && self.compensates_below(t) {
+            if self.compensating() && self.tracks[t].kind == SubTrackKind::Rotation && self.compensates_below(t) {
                 while self.rungs[t] > self.floor[t] && self.lower_compensated(t) {}
             } else {
                 while self.rungs[t] > self.floor[t] {

@@ -15,38 +15,27 @@
 //! source values as before. Whatever the correction, the search measures the real
 //! error of the decoded values, so the bound never rests on it.
 
+use glam::DQuat;
+
 use super::reference::Reference;
 use super::values::LocalValues;
 
-/// A quaternion `[x, y, z, w]` in `f64`.
-pub type Quat = [f64; 4];
-
-fn mul(a: Quat, b: Quat) -> Quat {
-    [
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    ]
+/// Whether a clip's rotations are compensated: not in an additive clip, where what a
+/// game sees is the base combined with the stored values, not their product down
+/// the chain.
+pub fn applies(reference: &Reference) -> bool {
+    reference.base.is_none()
 }
 
-fn conjugate(q: Quat) -> Quat {
-    [-q[0], -q[1], -q[2], q[3]]
-}
-
-fn rotation_of(values: &LocalValues) -> Quat {
-    values.parts[0].map(f64::from)
+fn rotation_of(values: &LocalValues) -> DQuat {
+    DQuat::from_array(values.parts[0].map(f64::from))
 }
 
 /// The rotation of `bone` relative to its root's space, the product of the local
 /// rotations of its chain as `local(bone)` gives them.
 #[cfg(test)]
-fn chain_rotation(reference: &Reference, bone: usize, local: impl Fn(usize) -> Quat) -> Quat {
-    let mut q = [0.0, 0.0, 0.0, 1.0];
-    for b in reference.hierarchy.chain(bone) {
-        q = mul(local(b), q);
-    }
-    q
+fn chain_rotation(reference: &Reference, bone: usize, local: impl Fn(usize) -> DQuat) -> DQuat {
+    reference.hierarchy.chain(bone).fold(DQuat::IDENTITY, |q, b| local(b) * q)
 }
 
 /// The rotations, relative to their roots' spaces, of every bone at every sample of
@@ -57,8 +46,8 @@ fn chain_rotation(reference: &Reference, bone: usize, local: impl Fn(usize) -> Q
 pub struct Chains {
     bones: usize,
     start: usize,
-    source: Vec<Quat>,
-    lossy: Vec<Quat>,
+    source: Vec<DQuat>,
+    lossy: Vec<DQuat>,
 }
 
 impl Chains {
@@ -66,15 +55,14 @@ impl Chains {
     /// local values (bone-major within each sample).
     pub fn new(reference: &Reference, start: usize, count: usize, decoded: &[LocalValues]) -> Chains {
         let bones = reference.bone_count;
-        let identity = [0.0, 0.0, 0.0, 1.0];
+        let identity = DQuat::IDENTITY;
         let mut chains =
             Chains { bones, start, source: vec![identity; count * bones], lossy: vec![identity; count * bones] };
         for root in (0..bones).filter(|&b| reference.parent(b).is_none()) {
             for &b in reference.hierarchy.subtree(root) {
                 for i in 0..count {
                     let parent = reference.parent(b).map_or(identity, |p| chains.source[i * bones + p]);
-                    chains.source[i * bones + b] =
-                        mul(parent, rotation_of(&reference.local[reference.at(start + i, b)]));
+                    chains.source[i * bones + b] = parent * rotation_of(&reference.local[reference.at(start + i, b)]);
                 }
                 chains.update(reference, decoded, b);
             }
@@ -92,19 +80,19 @@ impl Chains {
             } else {
                 rotation_of(&decoded[i * bones + bone])
             };
-            let parent = reference.parent(bone).map_or([0.0, 0.0, 0.0, 1.0], |p| self.lossy[i * bones + p]);
-            self.lossy[i * bones + bone] = mul(parent, local);
+            let parent = reference.parent(bone).map_or(DQuat::IDENTITY, |p| self.lossy[i * bones + p]);
+            self.lossy[i * bones + bone] = parent * local;
         }
     }
 
     /// `bone`'s decoded chain at every sample, to be put back with
     /// [`Chains::restore`].
-    pub fn save(&self, bone: usize, into: &mut Vec<Quat>) {
+    pub fn save(&self, bone: usize, into: &mut Vec<DQuat>) {
         into.extend(self.lossy.iter().skip(bone).step_by(self.bones));
     }
 
     /// Puts back `bone`'s decoded chain from what [`Chains::save`] wrote at `from`.
-    pub fn restore(&mut self, bone: usize, from: &[Quat]) {
+    pub fn restore(&mut self, bone: usize, from: &[DQuat]) {
         for (q, saved) in self.lossy.iter_mut().skip(bone).step_by(self.bones).zip(from) {
             *q = *saved;
         }
@@ -116,13 +104,13 @@ impl Chains {
     pub fn compensated(&self, reference: &Reference, i: usize, bone: usize) -> Option<[f32; 4]> {
         let parent = reference.parent(bone)?;
         let at = |b: usize| i * self.bones + b;
-        let correction = mul(conjugate(self.lossy[at(parent)]), self.source[at(parent)]);
-        let q = mul(correction, rotation_of(&reference.local[reference.at(self.start + i, bone)]));
-        let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        let correction = self.lossy[at(parent)].conjugate() * self.source[at(parent)];
+        let q = correction * rotation_of(&reference.local[reference.at(self.start + i, bone)]);
+        let len = q.length();
         if !(len > 0.0 && len.is_finite()) {
             return None;
         }
-        Some(q.map(|c| (c / len) as f32))
+        Some((q / len).to_array().map(|c| c as f32))
     }
 }
 
@@ -177,18 +165,21 @@ mod tests {
         for (k, v) in decoded.iter_mut().enumerate() {
             let e = 1e-3 * (1.0 + (k % 7) as f64);
             let error = [e, -0.5 * e, 0.25 * e, 1.0];
-            let q = mul(error, rotation_of(v));
-            let len = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-            v.parts[0] = q.map(|c| (c / len) as f32);
+            let q = (DQuat::from_array(error) * rotation_of(v)).normalize();
+            v.parts[0] = q.to_array().map(|c| c as f32);
         }
         decoded
     }
 
+    fn widen(q: [f32; 4]) -> DQuat {
+        DQuat::from_array(q.map(f64::from))
+    }
+
     /// The angle of the rotation from `a` to `b` (robust near zero, where `acos` of a
     /// dot product drowns in the rounding of the lengths).
-    fn angle(a: Quat, b: Quat) -> f64 {
-        let d = mul(conjugate(a), b);
-        2.0 * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().atan2(d[3].abs())
+    fn angle(a: DQuat, b: DQuat) -> f64 {
+        let d = a.conjugate() * b;
+        2.0 * d.xyz().length().atan2(d.w.abs())
     }
 
     #[test]
@@ -202,15 +193,15 @@ mod tests {
             let source = |b: usize| rotation_of(&reference.local[reference.at(i, b)]);
             assert_eq!(chains.compensated(&reference, i, 0), None, "a root has nothing to compensate");
             for bone in 1..bones {
-                let q = chains.compensated(&reference, i, bone).unwrap().map(f64::from);
+                let q = chains.compensated(&reference, i, bone).map(widen).unwrap();
                 let parent = reference.parent(bone).unwrap();
                 let lossy_parent = chain_rotation(&reference, parent, |b| rotation_of(&decoded[i * bones + b]));
-                let got = mul(lossy_parent, q);
+                let got = lossy_parent * q;
                 let want = chain_rotation(&reference, bone, source);
                 // Only the f32 rounding of the result is left: far below the
                 // decoded chain's own error (about 1e-3 per bone).
                 assert!(angle(got, want) < 1e-6, "sample {i} bone {bone}: {}", angle(got, want));
-                let uncompensated = mul(lossy_parent, rotation_of(&reference.local[reference.at(i, bone)]));
+                let uncompensated = lossy_parent * rotation_of(&reference.local[reference.at(i, bone)]);
                 assert!(angle(uncompensated, want) > 1e-4, "the chain's error is there to undo");
             }
         }
@@ -230,7 +221,7 @@ mod tests {
         let chains = Chains::new(&reference, 0, samples, &decoded);
         for i in 0..samples {
             for bone in [2, 4] {
-                let q = chains.compensated(&reference, i, bone).unwrap().map(f64::from);
+                let q = chains.compensated(&reference, i, bone).map(widen).unwrap();
                 let source = rotation_of(&reference.local[reference.at(i, bone)]);
                 assert!(angle(q, source) < 1e-6, "sample {i} bone {bone}");
             }
@@ -238,7 +229,7 @@ mod tests {
         // Not held, the same error is undone by the children.
         reference.uncompensated.clear();
         let mut chains = Chains::new(&reference, 0, samples, &decoded);
-        let q = chains.compensated(&reference, 0, 2).unwrap().map(f64::from);
+        let q = chains.compensated(&reference, 0, 2).map(widen).unwrap();
         assert!(angle(q, rotation_of(&reference.local[reference.at(0, 2)])) > 1e-4);
         // A change of bone 1's decoded rotation reaches its children once their
         // chains are brought up to date, parents first; putting it back restores them.
@@ -248,7 +239,7 @@ mod tests {
         let mut changed = decoded.clone();
         changed[1] = reference.local[reference.at(0, 1)];
         chains.update(&reference, &changed, 1);
-        let q = chains.compensated(&reference, 0, 2).unwrap().map(f64::from);
+        let q = chains.compensated(&reference, 0, 2).map(widen).unwrap();
         assert!(angle(q, rotation_of(&reference.local[reference.at(0, 2)])) < 1e-6, "bone 1 exact again");
         chains.restore(1, &saved);
         assert_eq!(chains.compensated(&reference, 0, 2), before);

@@ -320,9 +320,7 @@ impl Reference {
                     let t = self.local[self.at(s, d)].parts[TRANSLATION];
                     let origin = o.apply([t[0], t[1], t[2]].map(f64::from));
                     let r = self.object[self.at(s, d)].t;
-                    let moved =
-                        ((origin[0] - r[0]).powi(2) + (origin[1] - r[1]).powi(2) + (origin[2] - r[2]).powi(2)).sqrt();
-                    worst = worst.max(moved);
+                    worst = worst.max(length([origin[0] - r[0], origin[1] - r[1], origin[2] - r[2]]));
                     if worst > limit {
                         return worst;
                     }
@@ -467,8 +465,9 @@ pub fn change_bound(reference: &Affine, lossy: &Affine, reach: f64) -> f64 {
     }
 }
 
+/// The length of `v`.
 #[inline]
-fn length(v: [f64; 3]) -> f64 {
+pub fn length(v: [f64; 3]) -> f64 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 

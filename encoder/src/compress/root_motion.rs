@@ -13,7 +13,7 @@ use ossa_decoder::format::{
 };
 use zerocopy::little_endian::{F32, U32};
 
-use super::reference::Reference;
+use super::reference::{length, Reference};
 use super::writer::RootMotionParts;
 use super::CompressError;
 use crate::error_metric::Affine;
@@ -51,8 +51,7 @@ pub fn hold_motion_bone(reference: &mut Reference, bone: Option<usize>, declared
         let start = reference.object[reference.at(0, bone)].t;
         for s in 0..reference.sample_count {
             let t = reference.object[reference.at(s, bone)].t;
-            let d = ((t[0] - start[0]).powi(2) + (t[1] - start[1]).powi(2) + (t[2] - start[2]).powi(2)).sqrt();
-            reference.travel = reference.travel.max(d);
+            reference.travel = reference.travel.max(length([t[0] - start[0], t[1] - start[1], t[2] - start[2]]));
         }
     }
 }
