@@ -79,7 +79,9 @@ fn golden() -> Vec<Golden> {
         Golden {
             name: "degenerate",
             source: Source::Example("edges"),
-            settings: Settings { precision: 0.0001, segment_len: 7, ..Settings::default() },
+            // Fine enough that a constant rotation is stored raw in list 1 (4.1 packs
+            // up to 24 bits, which holds 0.0001), which the patch then corrupts.
+            settings: Settings { precision: 0.00001, segment_len: 7, ..Settings::default() },
             patch: Some(degenerate),
         },
         Golden {
@@ -259,9 +261,17 @@ fn first_constant(bytes: &[u8], list: usize) -> usize {
     let count =
         |set: usize| bytes[tracks + set * set_len..][..set_len].iter().map(|x| x.count_ones() as usize).sum::<usize>();
     let raw = |l: usize| bytes[23] & (1 << l) != 0;
+    // 4.1: a width table first, and quantised lists packed on their width.
+    let packed = bytes[23] & 0x10 != 0;
+    let table = if packed { 4 } else { 0 };
     let grids = (2..4).filter(|&l| count(l) > 0 && !raw(l)).count();
     let components: [usize; 4] = [3, 4, 3, 3];
-    constants + 24 * grids + (0..list).map(|l| count(l) * components[l] * if raw(l) { 4 } else { 2 }).sum::<usize>()
+    let size = |l: usize| match (raw(l), packed) {
+        (true, _) => count(l) * components[l] * 4,
+        (false, true) => (count(l) * components[l] * bytes[constants + l] as usize).div_ceil(8),
+        (false, false) => count(l) * components[l] * 2,
+    };
+    constants + table + 24 * grids + (0..list).map(size).sum::<usize>()
 }
 
 /// Replaces the first constant rotation (list 0: `x, y, z` quantised, `w` rebuilt)
@@ -270,13 +280,31 @@ fn first_constant(bytes: &[u8], list: usize) -> usize {
 /// component.
 fn unnormalise(bytes: &mut [u8]) {
     let tracks = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
+    let constants = u32::from_le_bytes(bytes[44..48].try_into().unwrap()) as usize;
     // Bone 0's bit in bit set 0 (constant, list 0): the first constant of list 0.
     assert_eq!(bytes[tracks] & 1, 1, "bone 0 has a three-component constant rotation");
     assert_eq!(bytes[23] & 1, 0, "list 0 is quantised");
     let at = first_constant(bytes, 0);
+    // 4.1: integers of list 0's width, packed least significant bit first, by quads
+    // of constants and by component: constant 0's component `i` is at bit
+    // `i · lanes · width`, `lanes` the constants of the first quad.
+    let packed = bytes[23] & 0x10 != 0;
+    let width = if packed { u32::from(bytes[constants]) } else { 16 };
+    let bones = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
+    let list0: usize = bytes[tracks..][..bones.div_ceil(8)].iter().map(|x| x.count_ones() as usize).sum();
+    let lanes = if packed { list0.min(4) } else { 1 };
+    let top = f64::from((1u32 << width) - 1);
     for (i, v) in [0.8f64, 0.7, 0.1].into_iter().enumerate() {
-        let q = ((v + 1.0) * 65535.0 / 2.0).round() as u16;
-        bytes[at + 2 * i..at + 2 * i + 2].copy_from_slice(&q.to_le_bytes());
+        let q = ((v + 1.0) * top / 2.0).round() as u32;
+        for k in 0..width as usize {
+            let bit = 8 * at + i * lanes * width as usize + k;
+            let mask = 1u8 << (bit % 8);
+            if q >> k & 1 == 1 {
+                bytes[bit / 8] |= mask;
+            } else {
+                bytes[bit / 8] &= !mask;
+            }
+        }
     }
     let sum = format::checksum(bytes);
     bytes[12..16].copy_from_slice(&sum.to_le_bytes());

@@ -109,7 +109,51 @@ fn unknown_flags_modes_and_list_bits_are_refused() {
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnsupportedAdditive(4));
 
     let mut b = bytes.to_vec();
-    b[23] |= 0x10;
+    b[23] |= 0x20;
+    assert_eq!(
+        Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(),
+        Error::NonZeroReserved(ossa_decoder::Section::Header)
+    );
+}
+
+/// The 4.1 width table (format-spec/tracks.md): a quantised list's width is 2 to 24
+/// (code 1 to 12), any other list's 0, and the flag that announces the table does not
+/// exist in 4.0.
+#[test]
+fn constant_widths_out_of_range_or_before_4_1_are_refused() {
+    let bytes = example_bytes(false);
+    assert_eq!(bytes[23] & 0x10, 0x10, "the example's constants are packed on their widths");
+    assert_eq!(Clip::from_bytes(&bytes).unwrap().version(), (4, 1));
+    let table = u32::from_le_bytes(bytes[44..48].try_into().unwrap()) as usize;
+    let codes = |b: &[u8]| [b[table] & 15, b[table] >> 4, b[table + 1] & 15, b[table + 1] >> 4];
+    let original = codes(&bytes);
+    let used: Vec<usize> = (0..4).filter(|&l| original[l] != 0).collect();
+    assert!(!used.is_empty(), "some list is quantised with constants: {original:?}");
+    let refused = Error::BadValue(ossa_decoder::Section::Constants);
+    for (list, &was) in original.iter().enumerate() {
+        for code in [0u8, 1, 12, 13, 15] {
+            if code == was {
+                continue;
+            }
+            let mut b = bytes.to_vec();
+            let (byte, shift) = (table + list / 2, 4 * (list % 2));
+            b[byte] = b[byte] & !(15 << shift) | code << shift;
+            let aligned = AlignedBytes::new(&b);
+            let result = Clip::from_bytes(&aligned);
+            // A used list may take any other width from 2 to 24: the section's size
+            // changes, which the next section's offset then contradicts or not.
+            if was != 0 && (1..=12).contains(&code) {
+                if let Ok(clip) = result {
+                    exercise(clip);
+                }
+                continue;
+            }
+            assert_eq!(result.unwrap_err(), refused, "list {list}, code {code} (was {was})");
+        }
+    }
+    // Minor version 0 does not know the flag.
+    let mut b = bytes.to_vec();
+    b[6..8].copy_from_slice(&0u16.to_le_bytes());
     assert_eq!(
         Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(),
         Error::NonZeroReserved(ossa_decoder::Section::Header)

@@ -91,17 +91,27 @@ pub(crate) struct ListStart {
 
 impl ListStart {
     /// The start of every list, from the sub-track counts of each bit set, the raw
-    /// constant lists and the sections' offsets (at most 3 × 65,535 sub-tracks of at
-    /// most 4 components, in a buffer below 4 GiB: the sums fit in u32). Each section
-    /// holds the grids of its quantised translation and scale lists, then the values.
-    fn all(counts: &[u32; BITSET_COUNT], raw_constants: u8, constants: u32, ranges: u32) -> [ListStart; 4] {
+    /// constant lists, the widths of packed constants (4.1: all zero without
+    /// [`format::CONSTANT_WIDTHS`]) and the sections' offsets (at most 3 × 65,535
+    /// sub-tracks of at most 4 components, in a buffer below 4 GiB: the sums fit in
+    /// u32). Each section holds the grids of its quantised translation and scale
+    /// lists, then the values; under [`format::CONSTANT_WIDTHS`] the constants
+    /// section opens with the width table.
+    fn all(
+        counts: &[u32; BITSET_COUNT],
+        raw_constants: u8,
+        widths: [u8; 4],
+        constants: u32,
+        ranges: u32,
+    ) -> [ListStart; 4] {
         let count =
             |animated: bool, list: TrackList| counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0);
         let raw = |list: TrackList| raw_constants & (1 << list as u8) != 0;
         let grid_const = |list: TrackList| format::has_grid(list) && count(false, list) > 0 && !raw(list);
         let grid_range = |list: TrackList| format::has_grid(list) && count(true, list) > 0;
         let mut starts = [ListStart::default(); 4];
-        let (mut constant_grid, mut range_grid) = (constants, ranges);
+        let table = if raw_constants & format::CONSTANT_WIDTHS != 0 { format::CONSTANT_WIDTHS_SIZE as u32 } else { 0 };
+        let (mut constant_grid, mut range_grid) = (constants.saturating_add(table), ranges);
         for (start, &list) in starts.iter_mut().zip(TrackList::ALL.iter()) {
             if grid_const(list) {
                 start.constant_grid = constant_grid;
@@ -113,27 +123,43 @@ impl ListStart {
             }
         }
         let (mut constant_at, mut index, mut components, mut quads) = (constant_grid, 0u32, 0u32, 0u32);
-        for (start, &list) in starts.iter_mut().zip(TrackList::ALL.iter()) {
+        for ((start, &list), &width) in starts.iter_mut().zip(TrackList::ALL.iter()).zip(widths.iter()) {
             start.constant_at = constant_at;
             start.animated_index = index;
             start.animated_components = components;
             start.quads_before = quads;
             quads = quads.saturating_add(count(true, list).div_ceil(QUAD_LANES as u32));
-            let size = format::constant_size(list, raw(list)) as u32;
-            constant_at = constant_at.saturating_add(count(false, list).saturating_mul(size));
+            let size = if width != 0 {
+                packed_len(count(false, list), list.components(), width)
+            } else {
+                u64::from(count(false, list)).saturating_mul(format::constant_size(list, raw(list)) as u64)
+            };
+            constant_at = constant_at.saturating_add(u32::try_from(size).unwrap_or(u32::MAX));
             index = index.saturating_add(count(true, list));
             components = components.saturating_add(count(true, list).saturating_mul(list.components()));
         }
         starts
     }
 
-    /// Bytes of the constants section (grids, then values), given the starts.
-    fn constants_len(starts: &[ListStart; 4], counts: &[u32; BITSET_COUNT], raw_constants: u8, at: u32) -> u64 {
+    /// Bytes of the constants section (width table, grids, values), given the
+    /// starts.
+    fn constants_len(
+        starts: &[ListStart; 4],
+        counts: &[u32; BITSET_COUNT],
+        raw_constants: u8,
+        widths: [u8; 4],
+        at: u32,
+    ) -> u64 {
         let last = TrackList::Scale;
         let start = starts.get(last as usize).copied().unwrap_or_default();
-        let n = counts.get(format::bitset_index(false, last)).copied().unwrap_or(0);
-        let size = format::constant_size(last, raw_constants & (1 << last as u8) != 0) as u64;
-        u64::from(start.constant_at.saturating_sub(at)).saturating_add(u64::from(n).saturating_mul(size))
+        let n = u64::from(counts.get(format::bitset_index(false, last)).copied().unwrap_or(0));
+        let width = widths.get(last as usize).copied().unwrap_or(0);
+        let values = if width != 0 {
+            packed_len(n as u32, last.components(), width)
+        } else {
+            n.saturating_mul(format::constant_size(last, raw_constants & (1 << last as u8) != 0) as u64)
+        };
+        u64::from(start.constant_at.saturating_sub(at)).saturating_add(values)
     }
 }
 
@@ -251,7 +277,13 @@ impl<'a> Clip<'a> {
             Some(_) => {}
             None => return Err(Error::UnsupportedAdditive(header.additive)),
         }
-        if header.raw_constants & !format::RAW_CONSTANTS_MASK != 0 {
+        // Bit 4 (packed constants) exists from 4.1 on; bits 5 to 7 are reserved.
+        let known = if header.version_minor.get() >= 1 {
+            format::RAW_CONSTANTS_MASK | format::CONSTANT_WIDTHS
+        } else {
+            format::RAW_CONSTANTS_MASK
+        };
+        if header.raw_constants & !known != 0 {
             return Err(Error::NonZeroReserved(Section::Header));
         }
         let bone_count = header.bone_count.get();
@@ -293,8 +325,9 @@ impl<'a> Clip<'a> {
         // lists, then the values (3.0).
         let raw_constants = header.raw_constants;
         let (constants_offset, ranges_offset) = (header.constants_offset.get(), header.ranges_offset.get());
-        let starts = ListStart::all(&counts, raw_constants, constants_offset, ranges_offset);
-        let constants_len = ListStart::constants_len(&starts, &counts, raw_constants, constants_offset);
+        let widths = constant_widths(bytes, raw_constants, constants_offset, &counts)?;
+        let starts = ListStart::all(&counts, raw_constants, widths, constants_offset, ranges_offset);
+        let constants_len = ListStart::constants_len(&starts, &counts, raw_constants, widths, constants_offset);
         let constants = aligned_section(bytes, constants_offset, constants_len, Section::Constants)?;
         *work = work.saturating_add(constants.len() as u64 / 4);
         for list in TrackList::ALL {
@@ -474,9 +507,31 @@ impl<'a> Clip<'a> {
         self.start(list).animated_index
     }
 
-    /// Bytes of the constants section: its grids, then every list's values.
+    /// Bytes of the constants section: its width table (4.1), grids, then every
+    /// list's values.
     pub(crate) fn constants_len(&self) -> u64 {
-        ListStart::constants_len(&self.starts, &self.counts, self.header.raw_constants, self.constants_offset as u32)
+        let widths = TrackList::ALL.map(|list| self.constant_width(list));
+        ListStart::constants_len(
+            &self.starts,
+            &self.counts,
+            self.header.raw_constants,
+            widths,
+            self.constants_offset as u32,
+        )
+    }
+
+    /// (4.1) Bits of each of `list`'s packed constant integers, from the section's
+    /// width table (validated); 0 when the list's constants are raw, absent, or 16-bit
+    /// words (a 4.0 layout). Read from the buffer rather than kept: one byte load, on
+    /// paths that decode constants, where a field would grow every sampler.
+    #[inline]
+    pub(crate) fn constant_width(&self, list: TrackList) -> u8 {
+        if self.header.raw_constants & format::CONSTANT_WIDTHS == 0 {
+            return 0;
+        }
+        let at = self.constants_offset.wrapping_add(list as usize >> 1);
+        let code = self.bytes.get(at).copied().unwrap_or(0) >> ((list as u8 & 1) << 2);
+        (code & 15) << 1
     }
 
     /// Are `list`'s constants stored as raw `f32` (rather than quantised)?
@@ -762,6 +817,36 @@ pub(crate) fn validate_segments(
         previous_end = end.saturating_sub(BIT_READ_SLACK as u64);
     }
     Ok(())
+}
+
+/// Bytes of `count` constants of `components` integers of `width` bits packed by
+/// quads (4.1): every component of a quad of `q` lanes takes `ceil(q · width / 8)`
+/// bytes.
+fn packed_len(count: u32, components: u32, width: u8) -> u64 {
+    let quad_len =
+        |lanes: u64| (lanes.saturating_mul(u64::from(width))).div_ceil(8).saturating_mul(u64::from(components));
+    let (full, rest) = (u64::from(count >> 2), u64::from(count & 3));
+    full.saturating_mul(quad_len(QUAD_LANES as u64)).saturating_add(quad_len(rest))
+}
+
+/// The width table of a constants section under [`format::CONSTANT_WIDTHS`] (4.1),
+/// checked: a list with quantised constants has a width of 2 to
+/// [`format::MAX_CONSTANT_WIDTH`] bits, any other list 0. All zero without the flag.
+fn constant_widths(bytes: &[u8], raw_constants: u8, at: u32, counts: &[u32; BITSET_COUNT]) -> Result<[u8; 4], Error> {
+    if raw_constants & format::CONSTANT_WIDTHS == 0 {
+        return Ok([0; 4]);
+    }
+    let table = aligned_section(bytes, at, format::CONSTANT_WIDTHS_SIZE as u64, Section::Constants)?;
+    let widths = format::constant_widths(table.first_chunk::<2>().copied().unwrap_or([0; 2]));
+    for (&width, &list) in widths.iter().zip(TrackList::ALL.iter()) {
+        let constants = counts.get(format::bitset_index(false, list)).copied().unwrap_or(0);
+        let quantised = constants > 0 && raw_constants & (1 << list as u8) == 0;
+        let valid = if quantised { (2..=format::MAX_CONSTANT_WIDTH).contains(&width) } else { width == 0 };
+        if !valid {
+            return Err(Error::BadValue(Section::Constants));
+        }
+    }
+    Ok(widths)
 }
 
 /// Checks the track descriptions in one pass over their bytes: padding bits zero, no

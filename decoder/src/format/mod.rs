@@ -36,7 +36,9 @@ pub const VERSION_MAJOR: u16 = 4;
 /// quantised constants and ranges, key frames left out, streaming databases
 /// ([`FLAG_DATABASE`], [`FLAG_SHARED_POSE`]), metadata records
 /// ([`METADATA_JOINT_ORDER`], [`METADATA_ROOT_PLACEMENTS`]) and scalar metadata.
-pub const VERSION_MINOR: u16 = 0;
+/// 4.1 adds quantised constants of an even width from 2 to 24 bits
+/// ([`CONSTANT_WIDTHS`]).
+pub const VERSION_MINOR: u16 = 1;
 
 /// Tag of the metadata record (3.2) that gives, for every bone, its index in the
 /// source the clip was imported from (a glTF skin's joint order, when the importer
@@ -186,6 +188,37 @@ pub const ADDITIVE_NONE: u8 = 0;
 
 /// [`ClipHeader::raw_constants`]: the bits that may be set, one per list.
 pub const RAW_CONSTANTS_MASK: u8 = 0x0f;
+/// [`ClipHeader::raw_constants`] bit 4 (4.1): the constants section opens with a
+/// width table, and each quantised list's constants are integers of its width,
+/// packed by quads of four and by component ([`constant_width_step`]), instead of
+/// 16-bit words. A constant then takes the bits its precision needs rather than 16
+/// (format-spec/tracks.md).
+pub const CONSTANT_WIDTHS: u8 = 0x10;
+/// Bytes of the width table that opens the constants section under
+/// [`CONSTANT_WIDTHS`]: a 4-bit code per list, `width / 2`.
+pub const CONSTANT_WIDTHS_SIZE: usize = 2;
+/// Widest packed constant integer (4.1): 24 bits, which `f32` holds exactly. Widths
+/// are even, 2 to 24, so that every component of a full quad (`4 · width` bits)
+/// starts on a byte.
+pub const MAX_CONSTANT_WIDTH: u8 = 24;
+
+/// The widths of the four lists from a width table (4.1): list `l`'s code is bits
+/// `4·(l mod 2)` to `4·(l mod 2) + 3` of byte `l / 2`, its width twice the code.
+#[inline]
+pub fn constant_widths(table: [u8; 2]) -> [u8; 4] {
+    let [a, b] = table;
+    [(a & 15) << 1, (a >> 4) << 1, (b & 15) << 1, (b >> 4) << 1]
+}
+
+/// Step of a rotation component quantised on `width` bits (4.1, 1 to
+/// [`MAX_CONSTANT_WIDTH`]): `2 / (2^width − 1)` rounded to `f32` (one correctly
+/// rounded `f32` division), over `[-1, 1]`. Width 16 gives [`ROTATION_STEP`].
+#[inline]
+pub fn constant_width_step(width: u8) -> f32 {
+    // `width` is 2 to 24 in a validated clip; the mask keeps any other value from
+    // overflowing the shift.
+    2.0 / ((1u32 << (width & 31)).wrapping_sub(1)) as f32
+}
 
 /// Largest 16-bit quantised value: constants and clip ranges (3.0) are stored as
 /// integers `q` in `0 ..= QUANTIZED_MAX` and decode as `q · step + base` (`f32`
@@ -220,7 +253,8 @@ pub const fn has_grid(list: TrackList) -> bool {
     matches!(list, TrackList::Translation | TrackList::Scale)
 }
 
-/// Bytes of one constant of `list`: `c` raw `f32`, or `c` quantised `u16`.
+/// Bytes of one constant of `list`: `c` raw `f32`, or `c` quantised `u16` (without
+/// [`CONSTANT_WIDTHS`]).
 #[inline]
 pub const fn constant_size(list: TrackList, raw: bool) -> usize {
     // At most 4 · 4.
@@ -294,7 +328,8 @@ pub struct ClipHeader {
     /// Samples per segment (1 to [`MAX_SEGMENT_LEN`]).
     pub segment_len: u8,
     /// (3.0) Bit `l` set: the constants of list `l` are raw `f32`; clear: quantised
-    /// on 16 bits ([`RAW_CONSTANTS_MASK`]). Zero for a scalar track list.
+    /// on 16 bits ([`RAW_CONSTANTS_MASK`]), or (4.1) on the list's width when bit 4
+    /// ([`CONSTANT_WIDTHS`]) is set. Zero for a scalar track list.
     pub raw_constants: u8,
     /// Number of bones (transform tracks).
     pub bone_count: U32,

@@ -16,7 +16,7 @@ use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
 use crate::unpack::quad::{rate_word, Lane, LaneKey};
-use crate::unpack::values::{floats, integers, Grid};
+use crate::unpack::values::{floats, integers, Grid, PackedList};
 
 /// Bone `bone` (below the bone count) at `keys` blended by `alpha`: its static
 /// parts read from the clip's static pose when one is attached, decoded otherwise,
@@ -259,6 +259,16 @@ pub(crate) fn constant_value<V: Lanes, const L: usize, const C: usize>(clip: &Cl
     // Bounded by the validated constants section: no overflow.
     if clip.raw_constants(list) {
         floats::<V, C>(from(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 2))))
+    } else if clip.constant_width(list) != 0 {
+        // 4.1: `C` integers of `width` bits per constant, packed from the list's byte.
+        let width = clip.constant_width(list);
+        let grid = if list.kind() == SubTrackKind::Rotation {
+            Grid::<V>::rotation_packed::<C>(width)
+        } else {
+            Grid::<V>::of::<C>(clip.bytes, false, start.constant_grid as usize)
+        };
+        let count = clip.count(false, list) as usize;
+        grid.apply(PackedList::<V>::new(width).constant::<C>(clip.bytes, start.constant_at as usize, rank, count))
     } else {
         let grid = Grid::<V>::of::<C>(clip.bytes, list.kind() == SubTrackKind::Rotation, start.constant_grid as usize);
         grid.apply(integers::<V, C>(clip.bytes, (start.constant_at as usize).wrapping_add(rank.wrapping_mul(C << 1))))

@@ -13,7 +13,7 @@ use crate::pose::lists::{put, put_lanes, write, ROTATION3, ROTATION4, SCALE, TRA
 use crate::seek::Key;
 use crate::simd::Lanes;
 use crate::transform::Transform;
-use crate::unpack::values::{floats, integers, Grid};
+use crate::unpack::values::{floats, integers, Grid, PackedList};
 
 /// Decodes every bone of `clip` at `keys` blended by `alpha` into `out` (at least
 /// `bone_count` long; a shorter slice is filled as far as it goes): the parts that do
@@ -89,6 +89,10 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
     }
     let raw = clip.raw_constants(list);
     let at = clip.start(list).constant_at as usize;
+    let width = clip.constant_width(list);
+    if width != 0 {
+        return packed_constants::<V, L, C>(clip, at, width, count, out);
+    }
     // Bounded by the validated constants section: nothing wraps.
     let stored = span(clip.bytes, at, count.wrapping_mul(if raw { C << 2 } else { C << 1 }));
     let rotation = list.kind() == SubTrackKind::Rotation;
@@ -169,6 +173,69 @@ fn constants<V: Lanes, const L: usize, const C: usize>(clip: &Clip<'_>, out: &mu
                 None => constants_at_start::<V, L, C>(clip, at, &grid, out),
             }
         }
+    }
+}
+
+/// The `count` constants of list `L` packed on `width` bits from byte `at` (4.1,
+/// format-spec/tracks.md): each value's `C` integers read apart, then put on the
+/// list's grid; rotations finished four at a time.
+#[inline(always)]
+fn packed_constants<V: Lanes, const L: usize, const C: usize>(
+    clip: &Clip<'_>,
+    at: usize,
+    width: u8,
+    count: usize,
+    out: &mut [Transform],
+) {
+    let list = TrackList::from_index(L);
+    // Loads past the section read what follows it (masked off) or zeros past the
+    // buffer (`u64_at_or_zero`): nothing wraps, nothing faults.
+    // Written without closures: a closure is compiled apart from the backend's
+    // target features, and its vector operations would become calls.
+    let reader = PackedList::<V>::new(width);
+    let bytes = clip.bytes;
+    let mut bones = clip.lists.bones(bitset_index(false, list));
+    let grid = if list.kind() == SubTrackKind::Rotation {
+        Grid::<V>::rotation_packed::<C>(width)
+    } else {
+        Grid::<V>::of::<C>(bytes, false, clip.start(list).constant_grid as usize)
+    };
+    // Full quads: each component of four constants in one vector, put on the grid.
+    let full = count >> 2;
+    let (step, base) = (grid.step.to_array(), grid.base.to_array());
+    let [s0, s1, s2, s3] = step.map(V::splat);
+    let [b0, b1, b2, b3] = base.map(V::splat);
+    let stride = reader.component_len();
+    let mut byte = at;
+    let mut g = 0;
+    while g < full {
+        let x = reader.quad_component(bytes, byte).mul(s0).add(b0);
+        let y = reader.quad_component(bytes, byte.wrapping_add(stride)).mul(s1).add(b1);
+        let z = reader.quad_component(bytes, byte.wrapping_add(stride << 1)).mul(s2).add(b2);
+        let w = if C == 4 {
+            reader.quad_component(bytes, byte.wrapping_add(stride.wrapping_mul(3))).mul(s3).add(b3)
+        } else {
+            V::splat(0.0)
+        };
+        byte = byte.wrapping_add(stride.wrapping_mul(C));
+        let k = [x, y, z, w];
+        if list.kind() == SubTrackKind::Rotation {
+            constant_rotations::<V, L, C>(k, &mut bones, out);
+        } else {
+            put_lanes::<V, L>(V::transpose(k), QUAD_LANES, &mut bones, out);
+        }
+        g = g.wrapping_add(1);
+    }
+    // The last one to three, one at a time.
+    let mut i = full << 2;
+    while i < count {
+        let value = grid.apply(reader.constant::<C>(bytes, at, i, count));
+        if list.kind() == SubTrackKind::Rotation {
+            single_rotation::<V, L, C>(value, &mut bones, out);
+        } else if let Some(t) = bones.next().and_then(|bone| out.get_mut(bone)) {
+            write::<V, L>(value, t);
+        }
+        i = i.wrapping_add(1);
     }
 }
 

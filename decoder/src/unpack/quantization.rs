@@ -83,6 +83,14 @@ pub fn dequantize16(q: u16, step: f32, base: f32) -> f32 {
     first(grid.apply(F32x4::from_halves(u64::from(q))))
 }
 
+/// The value of a packed constant integer `q` (4.1, below 2²⁴) on a grid of `step`
+/// and `base`: `q · step + base`, as the decoder's lanes compute it.
+#[inline]
+pub fn dequantize_packed(q: u32, step: f32, base: f32) -> f32 {
+    let grid = crate::unpack::values::Grid { step: F32x4::splat(step), base: F32x4::splat(base) };
+    first(grid.apply(F32x4::from_u32([q & 0x00ff_ffff, 0, 0, 0])))
+}
+
 /// A rotation's `[x, y, z, w]` from its stored components: with three, `w` is rebuilt
 /// (`sqrt(1 − ((x·x + y·y) + z·z))` where positive, else 0).
 #[inline]

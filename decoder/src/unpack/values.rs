@@ -39,6 +39,99 @@ pub(crate) fn integers<V: Lanes, const C: usize>(bytes: &[u8], at: usize) -> V {
     V::from_halves(word)
 }
 
+/// How to read a list's packed constants (4.1, format-spec/tracks.md): `C` integers
+/// of `width` bits (even, 2 to 24) per constant, laid out like the animated
+/// samples, by quads of four constants and by component, every component starting
+/// on a byte. One 8-byte load and one field split read a component of a whole quad
+/// up to 16 bits; wider ones take two loads, a pair of lanes each.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedList<V: Lanes> {
+    width: usize,
+    mask: u32,
+    /// `4 · width ≤ 64`: a full quad's component is one load.
+    one_load: bool,
+    places: V::Places,
+    masks: V,
+    /// For two loads: lanes 0 and 1 from the first, at places 0 and `width`, …
+    low_places: V::Places,
+    low_masks: V,
+    /// … lanes 2 and 3 from the second, `2 · width` bits further, at the same places.
+    high_places: V::Places,
+    high_masks: V,
+}
+
+impl<V: Lanes> PackedList<V> {
+    #[inline(always)]
+    pub(crate) fn new(width: u8) -> Self {
+        let w = u32::from(width);
+        let mask = crate::format::field_mask(w);
+        // Widths are at most 24 in a validated clip: places below 72, masked to 6 bits
+        // (only used when below 64).
+        let place = |j: u32| (j.wrapping_mul(w) & 63) as u8;
+        PackedList {
+            width: usize::from(width),
+            mask,
+            one_load: w <= 16,
+            places: V::places(u32::from_le_bytes([place(0), place(1), place(2), place(3)])),
+            masks: V::splat(f32::from_bits(mask)),
+            low_places: V::places(u32::from_le_bytes([0, place(1), 0, 0])),
+            low_masks: V::from_bits([mask, mask, 0, 0]),
+            high_places: V::places(u32::from_le_bytes([0, 0, 0, place(1)])),
+            high_masks: V::from_bits([0, 0, mask, mask]),
+        }
+    }
+
+    /// Bytes of one component of a full quad (`4 · width / 8`, whole since the width
+    /// is even): quad `g`'s component `m` starts `C·g + m` of these after the list's
+    /// first byte.
+    #[inline(always)]
+    pub(crate) fn component_len(&self) -> usize {
+        self.width >> 1
+    }
+
+    /// The component of a full quad whose first byte is `at` in `bytes`: its four
+    /// integers, one per lane, as `f32`. Bytes past the end of `bytes` read as zero
+    /// (never within a validated clip's section).
+    #[inline(always)]
+    pub(crate) fn quad_component(&self, bytes: &[u8], at: usize) -> V {
+        let load = |byte: usize| crate::format::bytes::u64_at_or_zero(bytes, byte);
+        if self.one_load {
+            V::fields(load(at), self.places, self.masks).integers_to_floats()
+        } else {
+            // Lanes 2 and 3 start `2 · width` bits in: a whole byte or a half.
+            let high_bit = self.width << 1;
+            let high = load(at.wrapping_add(high_bit >> 3)) >> (high_bit & 7);
+            let low = V::fields(load(at), self.low_places, self.low_masks);
+            low.xor(V::fields(high, self.high_places, self.high_masks)).integers_to_floats()
+        }
+    }
+
+    /// The `C` integers of constant `rank` among `count` of the list whose values
+    /// start at byte `at`, as `f32` lanes (lanes past `C` zero).
+    #[inline(always)]
+    pub(crate) fn constant<const C: usize>(&self, bytes: &[u8], at: usize, rank: usize, count: usize) -> V {
+        let (g, j) = (rank >> 2, rank & 3);
+        // The quad's lanes: four, or what is left in the last quad. Its components
+        // take `ceil(lanes · width / 8)` bytes each, full quads `width / 2`.
+        let first = g << 2;
+        let lanes = count.wrapping_sub(first).min(QUAD);
+        let quad = at.wrapping_add(g.wrapping_mul(C).wrapping_mul(self.component_len()));
+        let component = lanes.wrapping_mul(self.width).div_ceil(8);
+        let lane = j.wrapping_mul(self.width);
+        let field = |m: usize| {
+            if m >= C {
+                return 0;
+            }
+            let bit = (quad.wrapping_add(m.wrapping_mul(component)) << 3).wrapping_add(lane);
+            (crate::format::bytes::u64_at_or_zero(bytes, bit >> 3) >> (bit & 7)) as u32 & self.mask
+        };
+        V::from_u32([field(0), field(1), field(2), field(3)])
+    }
+}
+
+/// Lanes of a quad.
+const QUAD: usize = crate::format::QUAD_LANES;
+
 /// The six bytes at `at` (zero past the end), for [`integers`] at the very start of
 /// a buffer: never on a path a valid clip from the reference encoder takes.
 #[cold]
@@ -69,6 +162,19 @@ impl<V: Lanes> Grid<V> {
         } else {
             let mask = V::from_bits([u32::MAX, u32::MAX, u32::MAX, 0]);
             Grid { step: V::splat(s).and(mask), base: V::splat(b).and(mask) }
+        }
+    }
+
+    /// The rotation grid of constants packed on `width` bits (4.1): `[-1, 1]` in
+    /// `2^width − 1` steps ([`crate::format::constant_width_step`]).
+    #[inline(always)]
+    pub(crate) fn rotation_packed<const C: usize>(width: u8) -> Self {
+        let (s, b) = (V::splat(crate::format::constant_width_step(width)), V::splat(ROTATION_BASE));
+        if C == 4 {
+            Grid { step: s, base: b }
+        } else {
+            let mask = V::from_bits([u32::MAX, u32::MAX, u32::MAX, 0]);
+            Grid { step: s.and(mask), base: b.and(mask) }
         }
     }
 

@@ -141,6 +141,16 @@ struct LowerMemo {
     failed_at: Vec<Option<u64>>,
 }
 
+/// How far a segment's search goes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Depth {
+    /// Every step: the rates the clip is written with.
+    Full,
+    /// Steps 1 and 2 only (no lowering): rates within the target, a little above the
+    /// fewest bits, for comparing choices made before the search at a third less time.
+    Estimate,
+}
+
 /// Searches the bit rates of samples `start..start + count`, of which those of
 /// `kept` are stored (the others interpolated) and those of `bounded` held to the
 /// target.
@@ -154,6 +164,7 @@ pub fn optimize_segment(
     target: f64,
     kept: u32,
     bounded: u32,
+    depth: Depth,
 ) -> SegmentResult {
     let bones = reference.bone_count;
     let mut seg = Segment {
@@ -193,7 +204,7 @@ pub fn optimize_segment(
     // raise, there is nothing to undo (every sub-track is at the lowest rung at which
     // it alone is within the target). Passes after the first lower 0.1-0.2 % more
     // bytes on the shared clips and their variants.
-    if stuck_bone.is_none() && (seg.compensating() || seg.rungs != initial) {
+    if depth == Depth::Full && stuck_bone.is_none() && (seg.compensating() || seg.rungs != initial) {
         loop {
             let before = seg.rungs.clone();
             seg.lower();

@@ -8,29 +8,39 @@
 //!   bit-rate search pays for where it matters.
 //! - **Constants** are rounded to the nearest integer, which moves the value: a
 //!   constant is kept quantised only while its object-space error stays within
-//!   [`QUANTIZED_CONSTANT_BUDGET`] of the precision on top of its class error. A
-//!   rotation that needs more goes to list 1 (raw `f32`, all four components); a
-//!   translation or scale that needs more makes its whole list raw. The segment
-//!   searches then see the quantised values, so animated sub-tracks below make up for
-//!   them, and a bone that cannot be brought within the bound has the quantised
-//!   constants on its chain restored first ([`unquantize_chain`]).
+//!   a share of the precision ([`CONSTANT_SHARES`], chosen per clip) on top of its class error. Each
+//!   list's integers are as wide as that needs (4.1: 2 to 24 bits, even, measured per
+//!   constant, the list taking the width that costs the fewest bytes). A rotation
+//!   that needs more than its list's width goes to list 1 (raw `f32`, all four
+//!   components); a translation or scale list takes the width its most demanding
+//!   constant needs, or is raw when 24 bits are not enough. The segment searches then
+//!   see the quantised values, so animated sub-tracks below make up for them, and a
+//!   bone that cannot be brought within the bound has the quantised constants on its
+//!   chain restored first ([`unquantize_chain`]).
 
-use ossa_decoder::format::{SubTrackClass, SubTrackKind, TrackList, QUANTIZED_MAX, ROTATION_BASE, ROTATION_STEP};
-use ossa_decoder::quantization::dequantize16;
+use ossa_decoder::format::{
+    constant_width_step, SubTrackClass, SubTrackKind, TrackList, MAX_CONSTANT_WIDTH, QUANTIZED_MAX, ROTATION_BASE,
+    ROTATION_STEP,
+};
+use ossa_decoder::quantization::{dequantize16, dequantize_packed};
 use rayon::prelude::*;
 
 use super::reference::Reference;
 use super::sub_track::SubTrack;
+use crate::error_metric::Affine;
 
-/// Share of the precision a constant's quantisation may add to its class error.
+/// Shares of the precision a constant's quantisation may add to its class error,
+/// each measured on every clip (the encoder keeps the one whose clip takes the fewest
+/// bytes: `choose_constant_share` in the compressor).
 ///
-/// Swept on the shared clips and their generalisation variants (the `generalisation`
-/// command, README) at 0.1, 0.01 and 0.001: 0.35 gives totals within 0.2 % of those
-/// at 0.5; 0.25 is 1.0 % smaller at 0.001 and 0.5 % larger at 0.01; 0.75 is 1.3 %
-/// larger at 0.01. At 0.1 the share changes nothing (16 bits hold every constant).
-/// Deciding the share per clip would need constants of other widths than 16 bits, a
-/// format change (measured: a gain at 0.1 and 0.001, not yet at 0.01).
-pub const QUANTIZED_CONSTANT_BUDGET: f64 = 0.5;
+/// A constant's error comes out of the bound of the bones below it, whose animated
+/// sub-tracks then need finer samples in every key frame they keep; a smaller share
+/// makes the constants wider instead. Which pays depends on how many key frames the
+/// clip has below its constants, so no one share suits every clip: on the shared
+/// clips at 0.1, 0.01 and 0.001 (cm) a fixed 0.1 is best on long clips and 0.5 on
+/// short ones, 1-8 % apart per clip. The three shares are a factor of about 2.2
+/// apart over the range where any clip was best.
+pub const CONSTANT_SHARES: [f64; 3] = [0.1, 0.25, 0.5];
 
 /// A list's grid: integer `q` of component `m` is `q · step[m] + base[m]`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,8 +60,19 @@ impl ListGrid {
     /// The grid of a list of `kind`, spanning `lo ..= hi` per component for
     /// translations and scales (`None` when the span does not fit `f32`).
     pub fn spanning(kind: SubTrackKind, lo: [f32; 3], hi: [f32; 3]) -> Option<ListGrid> {
+        ListGrid::spanning_on(kind, lo, hi, QUANTIZED_MAX)
+    }
+
+    /// [`ListGrid::spanning`] for integers `0 ..= top` (`2^w − 1` for `w` bits): the
+    /// rotation grid over `[-1, 1]` with its step for `w` bits, or the smallest steps
+    /// whose last integer reaches `hi`.
+    pub fn spanning_on(kind: SubTrackKind, lo: [f32; 3], hi: [f32; 3], top_q: u32) -> Option<ListGrid> {
         if kind == SubTrackKind::Rotation {
-            return Some(ListGrid::rotation());
+            if top_q == QUANTIZED_MAX {
+                return Some(ListGrid::rotation());
+            }
+            let width = (top_q + 1).trailing_zeros() as u8;
+            return Some(ListGrid { base: [ROTATION_BASE; 4], step: [constant_width_step(width); 4] });
         }
         let mut grid = ListGrid { base: [0.0; 4], step: [0.0; 4] };
         for m in 0..3 {
@@ -61,16 +82,16 @@ impl ListGrid {
             }
             // The smallest step whose last integer reaches `top`, in the decoder's
             // arithmetic: start from the quotient, then step up an ulp at a time.
-            let mut step = ((f64::from(top) - f64::from(base)) / f64::from(QUANTIZED_MAX)) as f32;
+            let mut step = ((f64::from(top) - f64::from(base)) / f64::from(top_q)) as f32;
             let mut tries = 0;
-            while dequantize16(u16::MAX, step, base) < top {
+            while dequantize_packed(top_q, step, base) < top {
                 step = next_up(step);
                 tries += 1;
                 if tries > 64 || !step.is_finite() {
                     return None;
                 }
             }
-            if !(f64::from(QUANTIZED_MAX as f32 * step + base)).is_finite() {
+            if !(f64::from(top_q as f32 * step + base)).is_finite() {
                 return None;
             }
             grid.base[m] = base;
@@ -82,6 +103,30 @@ impl ListGrid {
     /// The decoded value of integer `q` of component `m`.
     pub fn value(&self, q: u16, m: usize) -> f32 {
         dequantize16(q, self.step[m], self.base[m])
+    }
+
+    /// The value of a packed constant integer `q` of component `m` (4.1).
+    pub fn packed_value(&self, q: u32, m: usize) -> f32 {
+        dequantize_packed(q, self.step[m], self.base[m])
+    }
+
+    /// The packed integer in `0 ..= top` whose value is nearest `v` (decoder
+    /// arithmetic).
+    pub fn nearest_packed(&self, v: f32, m: usize, top: u32) -> u32 {
+        let step = f64::from(self.step[m]);
+        let guess = if step > 0.0 {
+            ((f64::from(v) - f64::from(self.base[m])) / step).round().clamp(0.0, f64::from(top)) as u32
+        } else {
+            0
+        };
+        [guess.saturating_sub(1), guess, (guess + 1).min(top)]
+            .into_iter()
+            .min_by(|&a, &b| {
+                (f64::from(self.packed_value(a, m)) - f64::from(v))
+                    .abs()
+                    .total_cmp(&(f64::from(self.packed_value(b, m)) - f64::from(v)).abs())
+            })
+            .unwrap_or(guess)
     }
 
     /// The integer whose value is nearest `v` (decoder arithmetic).
@@ -137,17 +182,21 @@ fn next_up(x: f32) -> f32 {
 /// from the tracks: [`raw_lists`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Grids {
-    /// The stored grid of each quantised translation or scale constant list.
+    /// The grid of each quantised constant list (the rotation grid for its width
+    /// in lists 0 and 1; stored in the file for translations and scales).
     pub constants: [Option<ListGrid>; 4],
+    /// The width in bits of each quantised constant list's integers (4.1), 0 for a
+    /// raw or empty list.
+    pub constant_widths: [u8; 4],
     /// The stored grid of each translation or scale list with animated sub-tracks.
     pub ranges: [Option<ListGrid>; 4],
 }
 
 /// Quantises the constants of `tracks` where their object-space error allows (see
 /// the module documentation) and returns the constant half of the [`Grids`].
-pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precision: f64) -> Grids {
+pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precision: f64, share: f64) -> Grids {
     let mut grids = Grids::default();
-    let budget = precision * QUANTIZED_CONSTANT_BUDGET;
+    let budget = precision * share;
     for kind in SubTrackKind::ALL {
         let members: Vec<usize> = (0..tracks.len())
             .filter(|&i| tracks[i].kind == kind && tracks[i].class == SubTrackClass::Constant)
@@ -163,59 +212,127 @@ pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precis
                 hi[m] = hi[m].max(tracks[i].constant_exact[m]);
             }
         }
-        let Some(grid) = ListGrid::spanning(kind, lo, hi) else { continue };
-        // Each constant on the grid, and whether it holds its budget over the whole
-        // clip: independent measurements, made in parallel, applied in order.
-        let fits: Vec<(usize, [u16; 4], [f32; 4], bool)> = members
+        let grid_of = |width: u8| ListGrid::spanning_on(kind, lo, hi, top_of(width));
+        // Whether constant `i` on `width` bits holds its budget over the whole clip.
+        let fits = |i: usize, width: u8, scratch: &mut Vec<Affine>| {
+            let Some(grid) = grid_of(width) else { return false };
+            let track = &tracks[i];
+            let (_, value) = on_grid(track, &grid, width);
+            // The value as the decoder gives it, once set as the constant.
+            let local = track.to_local(value);
+            let limit = track.class_error + budget;
+            let samples = 0..reference.sample_count;
+            reference.standalone_error(track.bone, track.part(), samples, limit, scratch, |_| local) <= limit
+        };
+        // Each constant's narrowest width (`None`: not even the widest), found by
+        // halving: the error falls as the grid gets finer. The list's width is then
+        // measured again on every member.
+        let narrowest: Vec<Option<u8>> = members
             .par_iter()
             .map_init(Vec::new, |scratch, &i| {
-                let track = &tracks[i];
-                let mut q = [0u16; 4];
-                let mut value = [0.0f32; 4];
-                for m in 0..3 {
-                    q[m] = grid.nearest(track.constant_exact[m], m);
-                    value[m] = grid.value(q[m], m);
+                if !fits(i, MAX_CONSTANT_WIDTH, scratch) {
+                    return None;
                 }
-                // The value as the decoder gives it, once set as the constant.
-                let local = track.to_local(value);
-                let limit = track.class_error + budget;
-                let error = reference.standalone_error(
-                    track.bone,
-                    track.part(),
-                    0..reference.sample_count,
-                    limit,
-                    scratch,
-                    |_| local,
-                );
-                (i, q, value, error <= limit)
+                // Widths are even (format 4.1): halving over `width / 2`.
+                let (mut low, mut high) = (1u8, MAX_CONSTANT_WIDTH / 2);
+                while low < high {
+                    let mid = (low + high) / 2;
+                    if fits(i, 2 * mid, scratch) {
+                        high = mid;
+                    } else {
+                        low = mid + 1;
+                    }
+                }
+                Some(2 * high)
             })
             .collect();
-        let mut all_fit = true;
-        for (i, q, value, fits) in fits {
-            let track = &mut tracks[i];
-            track.set_constant(value, Some(q));
-            if !fits {
-                if kind == SubTrackKind::Rotation {
-                    // Too coarse for this rotation: raw, all four components (list 1).
-                    track.components = 4;
-                    track.set_constant(track.constant_exact, None);
-                } else {
-                    all_fit = false;
-                }
+        let mut width = list_width(kind, &narrowest);
+        // A rotation that misses its budget on the list's width goes raw to list 1; a
+        // translation or scale list widens until every member holds it, or is raw.
+        while let Some(w) = width {
+            let Some(grid) = grid_of(w) else {
+                width = None;
+                break;
+            };
+            let holds: Vec<bool> = members.par_iter().map_init(Vec::new, |scratch, &i| fits(i, w, scratch)).collect();
+            if kind != SubTrackKind::Rotation && holds.contains(&false) {
+                width = (w < MAX_CONSTANT_WIDTH).then_some(w + 2);
+                continue;
             }
-        }
-        if kind != SubTrackKind::Rotation {
-            if all_fit {
-                grids.constants[list_index(kind, 3)] = Some(grid);
-            } else {
-                for &i in &members {
+            for (&i, holds) in members.iter().zip(holds) {
+                if holds {
+                    let (q, value) = on_grid(&tracks[i], &grid, w);
+                    tracks[i].set_constant(value, Some(q));
+                } else {
+                    tracks[i].components = 4;
                     let exact = tracks[i].constant_exact;
                     tracks[i].set_constant(exact, None);
                 }
             }
+            let list = list_index(kind, 3);
+            grids.constants[list] = Some(grid);
+            grids.constant_widths[list] = w;
+            break;
+        }
+        if width.is_none() {
+            for &i in &members {
+                let exact = tracks[i].constant_exact;
+                tracks[i].set_constant(exact, None);
+            }
         }
     }
     grids
+}
+
+/// Bits the constants of `tracks` take on `grids`' widths (raw constants as `f32`),
+/// without the grids and the per-quad byte rounding: what a choice of widths changes.
+pub fn constant_bits(tracks: &[SubTrack], grids: &Grids) -> u64 {
+    tracks
+        .iter()
+        .filter(|t| t.class == SubTrackClass::Constant)
+        .map(|t| {
+            let width = match t.constant_q {
+                Some(_) => u64::from(grids.constant_widths[t.list() as usize]),
+                None => 32,
+            };
+            u64::from(t.components) * width
+        })
+        .sum()
+}
+
+/// The largest integer of `width` bits.
+fn top_of(width: u8) -> u32 {
+    (1u32 << width) - 1
+}
+
+/// `track`'s exact constant on `grid` at `width` bits: its integers and their values.
+fn on_grid(track: &SubTrack, grid: &ListGrid, width: u8) -> ([u32; 4], [f32; 4]) {
+    let mut q = [0u32; 4];
+    let mut value = [0.0f32; 4];
+    for m in 0..3 {
+        q[m] = grid.nearest_packed(track.constant_exact[m], m, top_of(width));
+        value[m] = grid.packed_value(q[m], m);
+    }
+    (q, value)
+}
+
+/// The width of a constant list whose members need `narrowest` bits each (`None`:
+/// more than the widest). Rotations take the width with the fewest bits in all,
+/// counting those that need more as raw (sixteen bytes each, in list 1);
+/// translations and scales the widest need, or `None` (raw) when one needs more
+/// than [`MAX_CONSTANT_WIDTH`].
+fn list_width(kind: SubTrackKind, narrowest: &[Option<u8>]) -> Option<u8> {
+    if kind != SubTrackKind::Rotation {
+        return narrowest.iter().try_fold(1u8, |w, &n| n.map(|n| w.max(n)));
+    }
+    const RAW_ROTATION_BITS: u64 = 4 * 32;
+    (1..=MAX_CONSTANT_WIDTH / 2).map(|h| 2 * h).min_by_key(|&width| {
+        let bits = |n: &Option<u8>| match *n {
+            Some(n) if n <= width => 3 * u64::from(width),
+            _ => RAW_ROTATION_BITS,
+        };
+        narrowest.iter().map(bits).sum::<u64>()
+    })
 }
 
 /// Which constant lists of `tracks` are raw: list 1 (the rotations kept at full
@@ -253,6 +370,7 @@ pub fn unquantize_chain(reference: &Reference, tracks: &mut [SubTrack], grids: &
                     track.set_constant(exact, None);
                 }
                 grids.constants[list_index(kind, 3)] = None;
+                grids.constant_widths[list_index(kind, 3)] = 0;
             }
         }
     }

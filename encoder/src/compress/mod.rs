@@ -409,8 +409,6 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
     let declared = settings.root_motion_bone.is_some() || settings.extract_root_motion;
     root_motion::hold_motion_bone(&mut reference, motion_bone, declared);
     let mut tracks = classify::classify(&reference, precision);
-    let mut grids = grid::quantize_constants(&reference, &mut tracks, precision);
-    grid::quantize_ranges(&mut tracks, &mut grids);
 
     let in_place = motion_bone.filter(|_| settings.extract_root_motion);
     let closes = root_motion::closes(&reference, precision, in_place);
@@ -434,6 +432,7 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         })
         .collect();
     let ranged = segment_count > 1;
+    let mut grids = quantize_constants_measured(&reference, &mut tracks, precision, &spans);
     let root_motion = root_motion::block(clip, &reference, motion_bone, looping, in_place.is_some());
     let additive = clip.additive.as_ref().map_or(ossa_decoder::Additive::None, |b| b.format);
     let shape = writer::ClipShape {
@@ -482,7 +481,17 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
                 let kept_with =
                     |share: f64| key_frames::choose(&reference, &tracks, start, count, targets[i] * share, stripped[i]);
                 let search = |kept: u32| {
-                    bit_rates::optimize_segment(&reference, &tracks, start, count, ranged, targets[i], kept, bounded)
+                    bit_rates::optimize_segment(
+                        &reference,
+                        &tracks,
+                        start,
+                        count,
+                        ranged,
+                        targets[i],
+                        kept,
+                        bounded,
+                        bit_rates::Depth::Full,
+                    )
                 };
                 // The first share (none), then each other that leaves out other frames.
                 let first = kept_with(KEY_FRAME_SHARES[0]);
@@ -581,6 +590,72 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
             });
         }
     }
+}
+
+/// Segments whose samples [`choose_constant_share`] measures on a long clip (a
+/// clip with at most this many measures them all).
+const SHARE_SAMPLE_SEGMENTS: usize = 4;
+
+/// Quantises the constants of `tracks` (and the clip ranges) on the share of the
+/// precision ([`grid::CONSTANT_SHARES`]) that measures best for this clip: for each
+/// share, the constants are quantised and the bit rates of up to
+/// [`SHARE_SAMPLE_SEGMENTS`] segments spread over the clip searched with every key
+/// frame kept; the share with the fewest constant bits plus sample bits (scaled to
+/// every segment) wins, and its quantised tracks are kept. The clip is then searched
+/// in full.
+fn quantize_constants_measured(
+    reference: &Reference,
+    tracks: &mut Vec<sub_track::SubTrack>,
+    precision: f64,
+    spans: &[(usize, usize)],
+) -> grid::Grids {
+    let shares = grid::CONSTANT_SHARES;
+    let quantized = |share: f64| {
+        let mut trial = tracks.clone();
+        let mut grids = grid::quantize_constants(reference, &mut trial, precision, share);
+        grid::quantize_ranges(&mut trial, &mut grids);
+        (trial, grids)
+    };
+    if !tracks.iter().any(|t| t.class == SubTrackClass::Constant) {
+        let (trial, grids) = quantized(shares[0]);
+        *tracks = trial;
+        return grids;
+    }
+    let sampled: Vec<usize> = if spans.len() <= SHARE_SAMPLE_SEGMENTS {
+        (0..spans.len()).collect()
+    } else {
+        (0..SHARE_SAMPLE_SEGMENTS).map(|k| (2 * k + 1) * spans.len() / (2 * SHARE_SAMPLE_SEGMENTS)).collect()
+    };
+    let ranged = spans.len() > 1;
+    let target = precision * TARGET_MARGIN;
+    let cost = |trial: &[sub_track::SubTrack], grids: &grid::Grids| -> u128 {
+        let samples: u128 = sampled
+            .par_iter()
+            .with_max_len(1)
+            .map(|&i| {
+                let (start, count) = spans[i];
+                let kept = frame_set::all_kept(count);
+                let depth = bit_rates::Depth::Estimate;
+                let result =
+                    bit_rates::optimize_segment(reference, trial, start, count, ranged, target, kept, kept, depth);
+                u128::from(sample_bits(&result, trial))
+            })
+            .sum();
+        let scaled = samples * spans.len() as u128 / sampled.len().max(1) as u128;
+        scaled + u128::from(grid::constant_bits(trial, grids))
+    };
+    let first = quantized(shares[0]);
+    let mut best = (cost(&first.0, &first.1), first);
+    for &share in &shares[1..] {
+        let trial = quantized(share);
+        let c = cost(&trial.0, &trial.1);
+        if c < best.0 {
+            best = (c, trial);
+        }
+    }
+    let (_, (trial, grids)) = best;
+    *tracks = trial;
+    grids
 }
 
 /// Makes a bone that bit rates cannot fix fixable: promotes the constant or default

@@ -29,12 +29,13 @@ pub struct SubTrack {
     /// Components stored: 4 for a full quaternion, else 3.
     pub components: u32,
     /// The value a constant sub-track decodes to (before a rotation is finished): its
-    /// `f32` value, or the value of its 16-bit integers when quantised.
+    /// `f32` value, or the value of its integers when quantised.
     pub constant: [f32; 4],
     /// The constant's value before quantisation.
     pub constant_exact: [f32; 4],
-    /// The constant's 16-bit integers, when quantised ([`super::grid`]).
-    pub constant_q: Option<[u16; 4]>,
+    /// The constant's integers (of its list's width), when quantised
+    /// ([`super::grid`]).
+    pub constant_q: Option<[u32; 4]>,
     /// Clip range minimum per component (animated), as the decoder reads it.
     pub clip_min: [f32; 4],
     /// Clip range extent per component (animated), as the decoder reads it.
@@ -108,7 +109,7 @@ impl SubTrack {
     }
 
     /// Sets the constant's decoded value and its integers (`None`: stored raw).
-    pub fn set_constant(&mut self, value: [f32; 4], q: Option<[u16; 4]>) {
+    pub fn set_constant(&mut self, value: [f32; 4], q: Option<[u32; 4]>) {
         self.constant = value;
         self.constant_q = q;
     }

@@ -121,28 +121,53 @@ pub fn write(
 
     // Constants and animated sub-tracks, list by list, each list in bone order.
     let stored = |class: SubTrackClass| storage_order(tracks, class);
-    // Constants: the grids of quantised translation and scale lists, then each
-    // list's values, raw `f32` or 16-bit integers.
+    // Constants (4.1 when any list is quantised): the width table, the grids of
+    // quantised translation and scale lists, then each list's values, raw `f32` or
+    // integers of the list's width packed from a byte boundary, then the slack.
     let constants_offset = out.len();
     let constant = stored(SubTrackClass::Constant);
     let count = |order: &[usize], list: TrackList| order.iter().filter(|&&i| tracks[i].list() == list).count();
+    let widths = TrackList::ALL.map(|list| {
+        if count(&constant, list) > 0 && !raw(list) {
+            grids.constant_widths[list as usize]
+        } else {
+            0
+        }
+    });
+    let packed = widths.iter().any(|&w| w != 0);
+    if packed {
+        // A 4-bit code per list: its width over two.
+        let code = |l: usize| widths[l] >> 1;
+        out.extend_from_slice(&[code(0) | code(1) << 4, code(2) | code(3) << 4]);
+    }
     for list in TrackList::ALL {
         if format::has_grid(list) && count(&constant, list) > 0 && !raw(list) {
             let grid = grids.constants[list as usize].expect("a quantised list without a grid");
             write_grid(&mut out, &grid);
         }
     }
-    for &i in &constant {
-        let t = &tracks[i];
-        let n = t.components as usize;
-        if raw(t.list()) {
-            for c in &t.constant_exact[..n] {
-                out.extend_from_slice(&c.to_le_bytes());
+    for list in TrackList::ALL {
+        let members = constant.iter().map(|&i| &tracks[i]).filter(|t| t.list() == list);
+        if raw(list) {
+            for t in members {
+                for c in &t.constant_exact[..t.components as usize] {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
             }
         } else {
-            let q = t.constant_q.expect("a quantised list with a raw constant");
-            for v in &q[..n] {
-                out.extend_from_slice(&v.to_le_bytes());
+            // By quads of four constants, component by component, each component
+            // from a byte (4.1), as the animated samples are.
+            let width = widths[list as usize];
+            let values: Vec<[u32; 4]> =
+                members.map(|t| t.constant_q.expect("a quantised list with a raw constant")).collect();
+            for quad in values.chunks(format::QUAD_LANES) {
+                for m in 0..list.components() as usize {
+                    let mut bits = BitWriter::default();
+                    for q in quad {
+                        bits.push(q[m], width);
+                    }
+                    out.extend_from_slice(&bits.finish());
+                }
             }
         }
     }
@@ -212,14 +237,15 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        version_minor: U16::new(format::VERSION_MINOR),
+        // 4.1 only for what 4.0 cannot say: packed constants.
+        version_minor: U16::new(u16::from(packed)),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
         kind: KIND_TRANSFORMS,
         additive: shape.additive.to_byte(),
         segment_len: shape.segment_len,
-        raw_constants: raw_constants & format::RAW_CONSTANTS_MASK,
+        raw_constants: raw_constants & format::RAW_CONSTANTS_MASK | if packed { format::CONSTANT_WIDTHS } else { 0 },
         bone_count: U32::new(bones as u32),
         sample_count: U32::new(shape.sample_count),
         sample_rate: F32::new(shape.sample_rate),
@@ -256,6 +282,7 @@ fn size_bound(
         + format::track_section_len(bones)
         + pad
         + 4 * format::GRID_SIZE
+        + format::CONSTANT_WIDTHS_SIZE
         + components(SubTrackClass::Constant) * 4
         + pad
         + components(SubTrackClass::Animated) * 8

@@ -156,11 +156,27 @@ pub enum Misreading {
     /// (segments.md, 4.0) The frame directory read as 3.x wrote it: an entry for
     /// every 256th sub-track, not every 64th quad.
     FrameDirectoryBySubTrack,
+    /// (tracks.md, 4.1) The width table not skipped: the grids and values read from
+    /// the section's start.
+    WidthTableNotSkipped,
+    /// (tracks.md, 4.1) The width table read as one byte per list (the width itself).
+    WidthTableAsBytes,
+    /// (tracks.md, 4.1) A list's packed integers read as one bit stream, components
+    /// not starting on a byte (differs in a last quad of fewer than four constants).
+    PackedComponentsUnaligned,
+    /// (tracks.md, 4.1) A packed integer's bits read most significant first.
+    PackedBitsReversed,
+    /// (tracks.md, 4.1) Packed constants read constant after constant, each one's
+    /// components together, not by quads and components.
+    PackedByConstant,
+    /// (decoding.md, 4.1) Packed rotation constants put on the 16-bit rotation step
+    /// `2 / 65535` whatever their width.
+    PackedRotationStepSixteen,
 }
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 52] = [
+    pub const ALL: [Misreading; 58] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -213,6 +229,12 @@ impl Misreading {
         Misreading::QuadsAcrossLists,
         Misreading::Divided,
         Misreading::FrameDirectoryBySubTrack,
+        Misreading::WidthTableNotSkipped,
+        Misreading::WidthTableAsBytes,
+        Misreading::PackedComponentsUnaligned,
+        Misreading::PackedBitsReversed,
+        Misreading::PackedByConstant,
+        Misreading::PackedRotationStepSixteen,
     ];
 }
 
@@ -436,9 +458,23 @@ pub fn decode_with(
         _ => u8_at(b, 23),
     };
     let raw = |list: usize| raw_bits & (1 << list) != 0;
+    // 4.1: bit 4 (CONSTANT_WIDTHS) puts a width table first and packs the integers of
+    // quantised lists on their width.
+    let packed = u8_at(b, 23) & 0x10 != 0;
+    // The width table: two bytes, a 4-bit code per list (list `l` in bits
+    // `4·(l mod 2)…` of byte `l / 2`), the width twice the code.
+    let width: [usize; 4] = std::array::from_fn(|l| {
+        if !packed {
+            0
+        } else if misreading == Misreading::WidthTableAsBytes {
+            u8_at(b, constants + l) as usize
+        } else {
+            2 * ((u8_at(b, constants + l / 2) >> (4 * (l % 2))) & 15) as usize
+        }
+    });
     let has_grid = |list: usize, set: usize| list >= 2 && n[set] > 0;
     let mut constant_grid = [0usize; 4];
-    let mut at = constants;
+    let mut at = constants + if packed && misreading != Misreading::WidthTableNotSkipped { 2 } else { 0 };
     for list in 0..4 {
         if has_grid(list, list) && !raw(list) {
             constant_grid[list] = at;
@@ -451,7 +487,16 @@ pub fn decode_with(
     let mut constant_at = [0usize; 4];
     for list in 0..4 {
         constant_at[list] = at;
-        at += n[list] * COMPONENTS[list] * if raw(list) { 4 } else { 2 };
+        at += if raw(list) {
+            n[list] * COMPONENTS[list] * 4
+        } else if packed {
+            // Full quads: `c` components of `4·w` bits (whole bytes, `w` even); the
+            // last quad of `q` lanes: `c` components of `ceil(q·w / 8)` bytes.
+            let (c, w) = (COMPONENTS[list], width[list]);
+            (n[list] / 4) * c * (4 * w / 8) + c * ((n[list] % 4) * w).div_ceil(8)
+        } else {
+            n[list] * COMPONENTS[list] * 2
+        };
     }
     // Clip ranges: the grids of translation and scale lists with animated sub-tracks,
     // then two `u16` per component.
@@ -482,6 +527,37 @@ pub fn decode_with(
         let c = COMPONENTS[list];
         if raw(list) {
             f32_at(b, constant_at[list] + 4 * (rank * c + m))
+        } else if packed {
+            // Bit `k` of the list's values is bit `k mod 8` of byte `k / 8`; an
+            // integer's least significant bit comes first.
+            // By quads of four constants (the last one to four), component by
+            // component, lane by lane.
+            let w = width[list];
+            let quad = rank / 4 * 4;
+            let lanes = (n[list] - quad).min(4);
+            // Every component of a quad starts on a byte: `ceil(lanes·w / 8)` bytes
+            // each (`w / 2` in a full quad), the quads before being full.
+            let component_bytes = (lanes * w).div_ceil(8);
+            let first = match misreading {
+                Misreading::PackedByConstant => 8 * constant_at[list] + (rank * c + m) * w,
+                Misreading::PackedComponentsUnaligned => 8 * constant_at[list] + (quad * c + m * lanes + rank % 4) * w,
+                _ => 8 * (constant_at[list] + quad / 4 * c * (w / 2) + m * component_bytes) + (rank % 4) * w,
+            };
+            let bit = |k: usize| (u8_at(b, (first + k) / 8) >> ((first + k) % 8)) & 1;
+            let q = (0..w).fold(0u32, |q, k| {
+                let place = if misreading == Misreading::PackedBitsReversed { w - 1 - k } else { k };
+                q | bit(k) << place
+            });
+            if list < 2 {
+                let step = if misreading == Misreading::PackedRotationStepSixteen {
+                    2.0f32 / 65535.0
+                } else {
+                    2.0f32 / ((1u32 << w) - 1) as f32
+                };
+                q as f32 * step + -1.0
+            } else {
+                on_grid(q, list, constant_grid[list], m)
+            }
         } else {
             on_grid(u16_at(constant_at[list] + 2 * (rank * c + m)), list, constant_grid[list], m)
         }
