@@ -3,7 +3,7 @@
 
 mod common;
 
-use ossa_decoder::{Clip, Error, Rounding, Sampler, Transform};
+use ossa_decoder::{Clip, Error, Rounding, Sampler, Section, Transform};
 use ossa_encoder::{compress, AlignedBytes, Settings};
 
 fn example_bytes(include_metadata: bool) -> AlignedBytes {
@@ -158,6 +158,23 @@ fn constant_widths_out_of_range_or_before_4_1_are_refused() {
         Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(),
         Error::NonZeroReserved(ossa_decoder::Section::Header)
     );
+}
+
+/// Sections start on 4-byte boundaries (4.1): an offset between them is refused as
+/// misaligned before anything is read there.
+#[test]
+fn sections_off_a_4_byte_boundary_are_refused() {
+    let bytes = example_bytes(false);
+    for (field, section) in [(40, Section::Tracks), (44, Section::Constants), (48, Section::Ranges)] {
+        let at = u32::from_le_bytes(bytes[field..field + 4].try_into().unwrap());
+        assert_eq!(at % 4, 0);
+        for shift in [1u32, 2, 3] {
+            let mut b = bytes.to_vec();
+            b[field..field + 4].copy_from_slice(&(at + shift).to_le_bytes());
+            let aligned = AlignedBytes::new(&b);
+            assert_eq!(Clip::from_bytes(&aligned).unwrap_err(), Error::SectionMisaligned(section), "field {field}");
+        }
+    }
 }
 
 #[test]

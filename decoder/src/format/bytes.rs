@@ -3,7 +3,7 @@
 //! validation the sampling code's reads are in range by construction.
 
 use crate::error::{Error, Section};
-use crate::format::ALIGNMENT;
+use crate::format::SECTION_ALIGNMENT;
 
 /// Reads a little-endian `u32` at `offset`.
 #[inline]
@@ -32,7 +32,7 @@ pub fn str_at(bytes: &[u8], start: usize, end: usize) -> Option<&str> {
 /// The `len` bytes at `offset`, checked to be inside `bytes` and 16-byte aligned.
 pub fn aligned_section(bytes: &[u8], offset: u32, len: u64, section: Section) -> Result<&[u8], Error> {
     let offset = offset as usize;
-    if offset % ALIGNMENT != 0 {
+    if offset % SECTION_ALIGNMENT != 0 {
         return Err(Error::SectionMisaligned(section));
     }
     let len = usize::try_from(len).map_err(|_| Error::OutOfBounds(section))?;

@@ -56,9 +56,13 @@ pub const ROOT_PLACEMENT_SIZE: usize = 4 + 12 * 4;
 /// The output index of a scalar track the source left out of the compressed data
 /// (ACL's "no output"): only scalar metadata (3.2) names such a track.
 pub const NO_OUTPUT: u32 = u32::MAX;
-/// Every part that SIMD code may load starts on this boundary, and the whole buffer is
-/// a multiple of it, so clips packed back to back stay aligned.
+/// A buffer starts on this boundary and its size is a multiple of it, so clips packed
+/// back to back stay aligned.
 pub const ALIGNMENT: usize = 16;
+/// Every section starts on this boundary (4.1; 16 before): its `u32` and `f32` fields
+/// are then aligned, while a section ends at most 3 bytes before the next. The decoder
+/// reads bit streams with unaligned loads, so no section needs more.
+pub const SECTION_ALIGNMENT: usize = 4;
 
 /// Bytes readable past the end of the last segment's samples. The bit reader loads 8
 /// bytes at a time; this slack keeps every such load inside the buffer.

@@ -15,7 +15,7 @@ use zerocopy::little_endian::{F32, U16, U32};
 use zerocopy::IntoBytes;
 
 use super::sub_track::{encode_samples, span, SegmentCode, LADDER};
-use super::writer::{pad, write_segments};
+use super::writer::{pad, pad_end, write_segments};
 use super::CompressError;
 use crate::aligned::AlignedBytes;
 use crate::measure::sample_time;
@@ -210,12 +210,14 @@ fn write(
     // One list: the animated tracks, in quads of four.
     let animated = segments.first().map_or(0, Vec::len);
     let segments_offset = write_segments(&mut out, list.sample_count as u32, segment_len, &[animated], &segments, &[]);
+    // What a game ships ends on a multiple of 16 bytes, with or without metadata after.
+    pad_end(&mut out);
     let shipped = out.len();
     let (mut flags, mut metadata_offset, mut metadata_size) = (0, 0, 0);
     if include_metadata {
         (flags, metadata_offset) = (FLAG_HAS_METADATA, out.len());
         write_metadata(&mut out, list);
-        pad(&mut out);
+        pad_end(&mut out);
         metadata_size = out.len() - metadata_offset;
     }
     let header = ClipHeader {

@@ -74,7 +74,8 @@ pub fn write(
         for &bone in &root.chain {
             out.extend_from_slice(&(bone as u32).to_le_bytes());
         }
-        pad(&mut out);
+        // The chain is padded to 16 bytes within the block (root-motion.md).
+        pad_end(&mut out);
         if let Some(end) = &root.end {
             out.extend_from_slice(end.as_bytes());
         }
@@ -121,9 +122,9 @@ pub fn write(
 
     // Constants and animated sub-tracks, list by list, each list in bone order.
     let stored = |class: SubTrackClass| storage_order(tracks, class);
-    // Constants (4.1 when any list is quantised): the width table, the grids of
+    // Constants: the width table (4.1, when any list is quantised), the grids of
     // quantised translation and scale lists, then each list's values, raw `f32` or
-    // integers of the list's width packed from a byte boundary, then the slack.
+    // integers of the list's width, each component of a quad from a byte boundary.
     let constants_offset = out.len();
     let constant = stored(SubTrackClass::Constant);
     let count = |order: &[usize], list: TrackList| order.iter().filter(|&&i| tracks[i].list() == list).count();
@@ -212,13 +213,15 @@ pub fn write(
         .collect();
     let segments_offset =
         write_segments(&mut out, shape.sample_count, shape.segment_len, &animated_counts, &segment_codes, kept);
+    // What a game ships ends on a multiple of 16 bytes, with or without metadata after.
+    pad_end(&mut out);
 
     let (mut flags, mut metadata_offset, mut metadata_size) = (0u32, 0usize, 0usize);
     if let Some((clip, precision)) = metadata {
         flags |= FLAG_HAS_METADATA;
         metadata_offset = out.len();
         write_metadata(&mut out, clip, precision);
-        pad(&mut out);
+        pad_end(&mut out);
         metadata_size = out.len() - metadata_offset;
     }
 
@@ -237,8 +240,8 @@ pub fn write(
     let header = ClipHeader {
         magic: MAGIC,
         version_major: U16::new(VERSION_MAJOR),
-        // 4.1 only for what 4.0 cannot say: packed constants.
-        version_minor: U16::new(u16::from(packed)),
+        // 4.1: sections on 4-byte boundaries (and packed constants).
+        version_minor: U16::new(format::VERSION_MINOR),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
         flags: U32::new(flags),
@@ -494,6 +497,12 @@ fn storage_order(tracks: &[SubTrack], class: SubTrackClass) -> Vec<usize> {
 
 /// Pads `out` to the format's alignment with zeros.
 pub fn pad(out: &mut Vec<u8>) {
+    let len = out.len().next_multiple_of(format::SECTION_ALIGNMENT);
+    out.resize(len, 0);
+}
+
+/// Zeros up to a multiple of [`ALIGNMENT`]: a buffer's end, and the root-motion chain.
+pub fn pad_end(out: &mut Vec<u8>) {
     let len = out.len().next_multiple_of(ALIGNMENT);
     out.resize(len, 0);
 }
