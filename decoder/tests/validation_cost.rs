@@ -61,7 +61,8 @@ fn craft(bones: usize, segments: usize) -> Vec<u8> {
         version_minor: U16::new(VERSION_MINOR),
         total_size: U32::new(out.len() as u32),
         checksum: U32::new(0),
-        flags: U32::new(0),
+        // All eight bit sets stored, as laid out above (4.2).
+        flags: U32::new(format::STORED_SETS_FLAGS),
         kind: format::KIND_TRANSFORMS,
         additive: format::ADDITIVE_NONE,
         segment_len: 16,

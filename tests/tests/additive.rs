@@ -120,7 +120,7 @@ fn additive_clips_of_every_format_round_trip_within_the_precision_on_their_base(
             let out = compress(&additive, &Settings::default()).unwrap_or_else(|e| panic!("{name} {format:?}: {e}"));
             let clip = Clip::from_bytes(&out.bytes).unwrap();
             assert_eq!(clip.additive(), format);
-            assert_eq!(clip.version(), (4, 1), "additive clips are the current format");
+            assert_eq!(clip.version(), (4, 2), "additive clips are the current format");
             let (error, error_original) = errors(&raw, &additive, &out.bytes);
             assert!(error <= 0.01, "{name} {format:?}: error {error} on the base with the additive applied");
             assert!(out.errors.max_error <= 0.01);

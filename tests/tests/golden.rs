@@ -258,17 +258,29 @@ fn first_constant(bytes: &[u8], list: usize) -> usize {
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
     let (bones, tracks, constants) = (u32_at(24), u32_at(40), u32_at(44));
     let set_len = bones.div_ceil(8);
-    let count =
-        |set: usize| bytes[tracks + set * set_len..][..set_len].iter().map(|x| x.count_ones() as usize).sum::<usize>();
+    // 4.2: only the sets flagged in bits 8-15 of the flags are stored, in order.
+    let stored = u32_at(16) >> 8 & 0xff;
+    let count = |set: usize| {
+        if stored >> set & 1 == 0 {
+            return 0;
+        }
+        let slot = (0..set).filter(|&t| stored >> t & 1 == 1).count();
+        bytes[tracks + slot * set_len..][..set_len].iter().map(|x| x.count_ones() as usize).sum::<usize>()
+    };
     let raw = |l: usize| bytes[23] & (1 << l) != 0;
-    // 4.1: a width table first, and quantised lists packed on their width.
+    // 4.1: a 2-byte width table (a 4-bit code per list, the width twice it) first, and
+    // quantised lists packed on their width by quads, each component from a byte.
     let packed = bytes[23] & 0x10 != 0;
-    let table = if packed { 4 } else { 0 };
+    let table = if packed { 2 } else { 0 };
+    let width = |l: usize| 2 * ((bytes[constants + l / 2] >> (4 * (l % 2))) & 15) as usize;
     let grids = (2..4).filter(|&l| count(l) > 0 && !raw(l)).count();
     let components: [usize; 4] = [3, 4, 3, 3];
     let size = |l: usize| match (raw(l), packed) {
         (true, _) => count(l) * components[l] * 4,
-        (false, true) => (count(l) * components[l] * bytes[constants + l] as usize).div_ceil(8),
+        (false, true) => {
+            let (n, c, w) = (count(l), components[l], width(l));
+            n / 4 * c * (w / 2) + c * ((n % 4) * w).div_ceil(8)
+        }
         (false, false) => count(l) * components[l] * 2,
     };
     constants + table + 24 * grids + (0..list).map(size).sum::<usize>()
@@ -285,19 +297,22 @@ fn unnormalise(bytes: &mut [u8]) {
     assert_eq!(bytes[tracks] & 1, 1, "bone 0 has a three-component constant rotation");
     assert_eq!(bytes[23] & 1, 0, "list 0 is quantised");
     let at = first_constant(bytes, 0);
-    // 4.1: integers of list 0's width, packed least significant bit first, by quads
-    // of constants and by component: constant 0's component `i` is at bit
-    // `i · lanes · width`, `lanes` the constants of the first quad.
+    // 4.1: integers of list 0's width (twice the low 4 bits of the width table's first
+    // byte), packed least significant bit first, by quads of constants and by
+    // component, each component from a byte: constant 0's component `i` starts
+    // `i · ceil(lanes · width / 8)` bytes in, `lanes` the constants of the first quad.
+    // (Set 0 is stored first, whatever sets 4.2 leaves out.)
     let packed = bytes[23] & 0x10 != 0;
-    let width = if packed { u32::from(bytes[constants]) } else { 16 };
+    let width = if packed { 2 * u32::from(bytes[constants] & 15) } else { 16 };
     let bones = u32::from_le_bytes(bytes[24..28].try_into().unwrap()) as usize;
     let list0: usize = bytes[tracks..][..bones.div_ceil(8)].iter().map(|x| x.count_ones() as usize).sum();
     let lanes = if packed { list0.min(4) } else { 1 };
+    let component_bytes = if packed { (lanes * width as usize).div_ceil(8) } else { 2 };
     let top = f64::from((1u32 << width) - 1);
     for (i, v) in [0.8f64, 0.7, 0.1].into_iter().enumerate() {
         let q = ((v + 1.0) * top / 2.0).round() as u32;
         for k in 0..width as usize {
-            let bit = 8 * at + i * lanes * width as usize + k;
+            let bit = 8 * (at + i * component_bytes) + k;
             let mask = 1u8 << (bit % 8);
             if q >> k & 1 == 1 {
                 bytes[bit / 8] |= mask;
@@ -319,7 +334,11 @@ fn degenerate(bytes: &mut [u8]) {
     let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
     let (bones, tracks) = (u32_at(bytes, 24), u32_at(bytes, 40));
     let set_len = bones.div_ceil(8);
-    assert!(bytes[tracks + set_len..][..set_len].iter().any(|&x| x != 0), "the source has a list-1 constant");
+    // 4.2: set 1 (list-1 constants) is stored, after set 0 when that is.
+    let stored = u32_at(bytes, 16) >> 8 & 0xff;
+    assert!(stored & 2 != 0, "the source has a list-1 constant");
+    let slot = stored & 1;
+    assert!(bytes[tracks + slot * set_len..][..set_len].iter().any(|&x| x != 0));
     assert!(bytes[23] & 2 != 0, "list 1 is raw");
     let at = first_constant(bytes, 1);
     for i in 0..4 {

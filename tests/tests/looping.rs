@@ -54,7 +54,7 @@ fn looping_variants_of_the_shared_clips_wrap_are_smaller_and_hold_the_precision(
         assert_eq!(clip.sample_count() as usize, raw.sample_count, "{name}: the repeated sample is not stored");
         assert_eq!(clip.source_sample_count() as usize, looped.sample_count);
         assert_eq!(clip.duration(), raw.sample_count as f32 / clip.sample_rate(), "{name}: duration N / rate");
-        assert_eq!(clip.version(), (4, 1));
+        assert_eq!(clip.version(), (4, 2));
 
         // Every source sample, the appended one included, within the precision.
         let (error, bone, sample) = common::max_error(&looped, &wrapped.bytes);

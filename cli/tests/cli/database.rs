@@ -46,7 +46,7 @@ fn a_database_is_built_described_and_decoded_at_each_fidelity() {
     let clip = json(&["info", s(&out.join("wave.ossa")), "--json"]);
     assert_eq!(clip["database"]["id"], built["id"]);
     // 4.1: its constants are packed.
-    assert_eq!(clip["version"], "4.1");
+    assert_eq!(clip["version"], "4.2");
 
     // The highest fidelity decodes as the clip compressed on its own; the lowest as
     // the database clip without its database.

@@ -27,12 +27,12 @@ fn a_loop_wraps_by_default_and_decompresses_to_every_source_sample() {
     let info = json(&ossa(&["info", s(&wrapped), "--json"]));
     assert_eq!(info["looping"], "wrap");
     // 4.1: its constants are packed.
-    assert_eq!(info["version"], "4.1");
+    assert_eq!(info["version"], "4.2");
     assert_eq!(info["samples"], 40);
     assert_eq!(info["source_samples"], 41);
     assert_eq!(info["duration"].as_f64().unwrap(), f64::from(40.0f32 / 30.0));
     let info = json(&ossa(&["info", s(&clamped), "--json"]));
-    assert_eq!((info["looping"].as_str(), info["version"].as_str()), (Some("clamp"), Some("4.1")));
+    assert_eq!((info["looping"].as_str(), info["version"].as_str()), (Some("clamp"), Some("4.2")));
     assert_eq!(info["duration"].as_f64().unwrap(), f64::from(40.0f32 / 30.0));
     let text = stdout(&ossa(&["info", s(&wrapped)]));
     assert!(text.contains("(wrap)") && text.contains("loop-wrap"), "{text}");

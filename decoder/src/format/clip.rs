@@ -264,7 +264,9 @@ impl<'a> Clip<'a> {
         let (header, bytes) = read_header(bytes)?;
 
         let flags = header.flags.get();
-        let known = format::KNOWN_FLAGS;
+        let minor = header.version_minor.get();
+        // 4.2: bits 8 to 15 say which bit sets are stored.
+        let known = format::KNOWN_FLAGS | if minor >= 2 { format::STORED_SETS_FLAGS } else { 0 };
         if flags & !known != 0 {
             return Err(Error::UnknownFlags(flags & !known));
         }
@@ -308,11 +310,14 @@ impl<'a> Clip<'a> {
             return Err(Error::BadSampleRate);
         }
 
-        // Track descriptions: eight bone bit sets, then their rank directories.
+        // Track descriptions: the stored bone bit sets (all eight before 4.2), then
+        // their rank directories.
         let bones = bone_count as usize;
+        let stored = format::stored_sets(flags, minor);
         // Checked in bounds and aligned; the view reads the section in place.
-        aligned_section(bytes, header.tracks_offset.get(), format::track_section_len(bones) as u64, Section::Tracks)?;
-        let lists = TrackLists::new(bytes, header.tracks_offset.get() as usize, bones);
+        let tracks_len = format::track_section_len(bones, stored) as u64;
+        aligned_section(bytes, header.tracks_offset.get(), tracks_len, Section::Tracks)?;
+        let lists = TrackLists::new(bytes, header.tracks_offset.get() as usize, bones, stored);
         let counts = validate_lists(&lists, work)?;
         let count = |animated: bool, list: TrackList| {
             u64::from(counts.get(format::bitset_index(animated, list)).copied().unwrap_or(0))
@@ -332,7 +337,10 @@ impl<'a> Clip<'a> {
         *work = work.saturating_add(constants.len() as u64 / 4);
         for list in TrackList::ALL {
             let start = starts.get(list as usize).copied().unwrap_or_default();
-            if start.constant_grid != 0 && !valid_grid(bytes, start.constant_grid) {
+            // A packed list's integers reach `2^w − 1`, which may exceed 65535.
+            let width = u32::from(widths.get(list as usize).copied().unwrap_or(0));
+            let top = QUANTIZED_MAX.max((1u32 << (width & 31)).wrapping_sub(1));
+            if start.constant_grid != 0 && !valid_grid(bytes, start.constant_grid, top) {
                 return Err(Error::BadValue(Section::Constants));
             }
             if raw_constants & (1 << list as u8) != 0 {
@@ -351,7 +359,7 @@ impl<'a> Clip<'a> {
         let ranges_len = range_grids.saturating_add(components(true).saturating_mul(4));
         let ranges = aligned_section(bytes, ranges_offset, ranges_len, Section::Ranges)?;
         *work = work.saturating_add(ranges.len() as u64 / 4);
-        if starts.iter().any(|s| s.range_grid != 0 && !valid_grid(bytes, s.range_grid)) {
+        if starts.iter().any(|s| s.range_grid != 0 && !valid_grid(bytes, s.range_grid, QUANTIZED_MAX)) {
             return Err(Error::BadValue(Section::Ranges));
         }
 
@@ -956,15 +964,15 @@ fn validate_root_motion(bytes: &[u8], bone_count: u32, looping: Looping) -> Resu
 }
 
 /// Is the [`format::Grid`] at `at` valid: bases finite, steps finite and at least 0,
-/// and the largest integer's value `65535 · step + base` finite (so every value of
-/// the grid is)?
-fn valid_grid(bytes: &[u8], at: u32) -> bool {
+/// and the largest integer's value `top · step + base` finite (so every value of the
+/// grid is): `top` is 65535, or `2^w − 1` for constants packed on `w > 16` bits.
+fn valid_grid(bytes: &[u8], at: u32, top: u32) -> bool {
     let Some((grid, _)) = bytes.get(at as usize..).and_then(|b| format::Grid::read_from_prefix(b).ok()) else {
         return false;
     };
     grid.base.iter().zip(&grid.step).all(|(base, step)| {
         let (base, step) = (base.get(), step.get());
-        base.is_finite() && step.is_finite() && step >= 0.0 && (QUANTIZED_MAX as f32 * step + base).is_finite()
+        base.is_finite() && step.is_finite() && step >= 0.0 && (top as f32 * step + base).is_finite()
     })
 }
 

@@ -88,7 +88,10 @@ impl Clip<'_> {
                 HEADER_SIZE as u32
             },
             root_motion,
-            track_descriptions: format::track_section_len(self.bone_count as usize) as u32,
+            track_descriptions: format::track_section_len(
+                self.bone_count as usize,
+                format::stored_sets(self.header.flags.get(), self.header.version_minor.get()),
+            ) as u32,
             constants: self.constants_len() as u32,
             clip_ranges: range_grids.saturating_add(self.animated_components.saturating_mul(4)),
             segment_headers: segments.saturating_mul(

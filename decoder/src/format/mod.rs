@@ -38,7 +38,9 @@ pub const VERSION_MAJOR: u16 = 4;
 /// ([`METADATA_JOINT_ORDER`], [`METADATA_ROOT_PLACEMENTS`]) and scalar metadata.
 /// 4.1 adds quantised constants of an even width from 2 to 24 bits
 /// ([`CONSTANT_WIDTHS`]).
-pub const VERSION_MINOR: u16 = 1;
+///
+/// 4.2 stores only the bone bit sets that have a bone ([`STORED_SETS_SHIFT`]).
+pub const VERSION_MINOR: u16 = 2;
 
 /// Tag of the metadata record (3.2) that gives, for every bone, its index in the
 /// source the clip was imported from (a glTF skin's joint order, when the importer
@@ -104,8 +106,28 @@ pub const FLAG_DATABASE: u32 = 1 << 3;
 pub const FLAG_SHARED_POSE: u32 = 1 << 4;
 
 /// The header flags a transform clip may use (4.0 defines all five); a decoder
-/// refuses any other bit.
+/// refuses any other bit, but for the stored sets of a 4.2 file
+/// ([`STORED_SETS_SHIFT`]).
 pub const KNOWN_FLAGS: u32 = FLAG_HAS_METADATA | FLAG_LOOP_WRAP | FLAG_ROOT_MOTION | FLAG_DATABASE | FLAG_SHARED_POSE;
+
+/// Header flags bits 8 to 15 (4.2): bit `8 + s` set when bone bit set `s`
+/// ([`bitset_index`]) is stored in the track descriptions. A set left out has no bone
+/// (a clip without scale, say, stores neither scale set), and its bytes and rank
+/// directory are not written.
+pub const STORED_SETS_SHIFT: u32 = 8;
+/// The header flags of [`STORED_SETS_SHIFT`].
+pub const STORED_SETS_FLAGS: u32 = 0xff << STORED_SETS_SHIFT;
+
+/// The bit sets stored in a clip of minor version `minor` with header `flags`, bit `s`
+/// for set `s`: all eight before 4.2.
+#[inline]
+pub const fn stored_sets(flags: u32, minor: u16) -> u8 {
+    if minor >= 2 {
+        (flags >> STORED_SETS_SHIFT) as u8
+    } else {
+        0xff
+    }
+}
 
 /// How a clip's playback treats its ends (seed 000).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -595,12 +617,13 @@ pub const fn rank_entries(bone_count: usize) -> usize {
     bone_count.div_ceil(RANK_BLOCK_BITS).saturating_sub(1)
 }
 
-/// Bytes of the track-description section: the eight bit sets, then the eight rank
-/// directories (`u16` each entry).
+/// Bytes of the track-description section: the stored bit sets (`stored`, bit `s` for
+/// set `s`: [`stored_sets`]), then their rank directories (`u16` each entry).
 #[inline]
-pub const fn track_section_len(bone_count: usize) -> usize {
-    let sets = bitset_len(bone_count).saturating_mul(BITSET_COUNT);
-    sets.saturating_add(rank_entries(bone_count).saturating_mul(2 * BITSET_COUNT))
+pub const fn track_section_len(bone_count: usize, stored: u8) -> usize {
+    let n = stored.count_ones() as usize;
+    let sets = bitset_len(bone_count).saturating_mul(n);
+    sets.saturating_add(rank_entries(bone_count).saturating_mul(2).saturating_mul(n))
 }
 
 /// Animated sub-tracks per quad (4.0): a list's animated sub-tracks are stored four

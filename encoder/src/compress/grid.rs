@@ -91,7 +91,8 @@ impl ListGrid {
                     return None;
                 }
             }
-            if !(f64::from(top_q as f32 * step + base)).is_finite() {
+            // The decoder checks the value of integer 65535 too, whatever the width.
+            if !(f64::from(top_q.max(QUANTIZED_MAX) as f32 * step + base)).is_finite() {
                 return None;
             }
             grid.base[m] = base;

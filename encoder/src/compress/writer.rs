@@ -105,6 +105,10 @@ pub fn write(
         let set = format::bitset_index(t.class == SubTrackClass::Animated, t.list());
         sets[set][t.bone / 8] |= 1 << (t.bone % 8);
     }
+    // 4.2: only the sets with a bone are stored (header flags bits 8 to 15).
+    let stored_sets = (0..BITSET_COUNT).filter(|&s| sets[s].iter().any(|&b| b != 0)).fold(0u8, |m, s| m | 1 << s);
+    let sets: Vec<&Vec<u8>> =
+        sets.iter().enumerate().filter(|&(s, _)| stored_sets >> s & 1 != 0).map(|(_, set)| set).collect();
     for set in &sets {
         out.extend_from_slice(set);
     }
@@ -117,7 +121,7 @@ pub fn write(
             before += bytes.iter().map(|b| b.count_ones()).sum::<u32>();
         }
     }
-    debug_assert_eq!(out.len() - tracks_offset, format::track_section_len(bones));
+    debug_assert_eq!(out.len() - tracks_offset, format::track_section_len(bones, stored_sets));
     pad(&mut out);
 
     // Constants and animated sub-tracks, list by list, each list in bone order.
@@ -228,6 +232,7 @@ pub fn write(
     if shape.looping == Looping::Wrap {
         flags |= FLAG_LOOP_WRAP;
     }
+    flags |= u32::from(stored_sets) << format::STORED_SETS_SHIFT;
     if shape.root_motion.is_some() {
         flags |= FLAG_ROOT_MOTION;
     }
@@ -282,7 +287,7 @@ fn size_bound(
     let mut size = HEADER_SIZE
         + format::database::CLIP_REFERENCE_SIZE
         + format::root_motion_len(format::ROOT_KNOWN_OPTIONS, format::MAX_ROOT_CHAIN)
-        + format::track_section_len(bones)
+        + format::track_section_len(bones, 0xff)
         + pad
         + 4 * format::GRID_SIZE
         + format::CONSTANT_WIDTHS_SIZE

@@ -159,6 +159,9 @@ pub enum Misreading {
     /// (tracks.md, 4.1) The width table not skipped: the grids and values read from
     /// the section's start.
     WidthTableNotSkipped,
+    /// (tracks.md, 4.2) All eight bit sets assumed stored, whatever the header's
+    /// STORED_SETS flags.
+    StoredSetsIgnored,
     /// (tracks.md, 4.1) The width table read as one byte per list (the width itself).
     WidthTableAsBytes,
     /// (tracks.md, 4.1) A list's packed integers read as one bit stream, components
@@ -176,7 +179,7 @@ pub enum Misreading {
 
 impl Misreading {
     /// Every misreading (not [`Misreading::Faithful`]).
-    pub const ALL: [Misreading; 58] = [
+    pub const ALL: [Misreading; 59] = [
         Misreading::NoSnapping,
         Misreading::RebuildOrder,
         Misreading::ConstantsNotNormalised,
@@ -231,6 +234,7 @@ impl Misreading {
         Misreading::FrameDirectoryBySubTrack,
         Misreading::WidthTableNotSkipped,
         Misreading::WidthTableAsBytes,
+        Misreading::StoredSetsIgnored,
         Misreading::PackedComponentsUnaligned,
         Misreading::PackedBitsReversed,
         Misreading::PackedByConstant,
@@ -429,9 +433,16 @@ pub fn decode_with(
     let (tracks, constants, ranges, table) =
         (u32_at(b, 40) as usize, u32_at(b, 44) as usize, u32_at(b, 48) as usize, u32_at(b, 52) as usize);
 
-    // Track descriptions (tracks.md): set s = 4·animated + list.
+    // Track descriptions (tracks.md): set s = 4·animated + list. From 4.2 only the sets
+    // whose bit `8 + s` of the flags is set are stored, in order; the others are empty.
     let w = bones.div_ceil(8);
-    let in_set = |s: usize, bone: usize| (b[tracks + s * w + bone / 8] >> (bone % 8)) & 1 == 1;
+    let minor = u8_at(b, 6) | u8_at(b, 7) << 8;
+    let stored =
+        if minor >= 2 && misreading != Misreading::StoredSetsIgnored { u32_at(b, 16) >> 8 & 0xff } else { 0xff };
+    let slot = |s: usize| (0..s).filter(|&t| stored >> t & 1 == 1).count();
+    let n_stored = stored.count_ones() as usize;
+    let in_set =
+        |s: usize, bone: usize| stored >> s & 1 == 1 && (b[tracks + slot(s) * w + bone / 8] >> (bone % 8)) & 1 == 1;
     let count = |s: usize| (0..bones).filter(|&bone| in_set(s, bone)).count();
     let rank = |s: usize, bone: usize| {
         if misreading == Misreading::RankDirectoryOffByOne && bone >= 256 {
@@ -439,8 +450,8 @@ pub fn decode_with(
             // `bone / 256` read instead of the one before it.
             let entries = bones.div_ceil(256).saturating_sub(1);
             let j = bone / 256;
-            let entry = u8_at(b, tracks + 8 * w + 2 * (s * entries + j))
-                | u8_at(b, tracks + 8 * w + 2 * (s * entries + j) + 1) << 8;
+            let entry = u8_at(b, tracks + n_stored * w + 2 * (slot(s) * entries + j))
+                | u8_at(b, tracks + n_stored * w + 2 * (slot(s) * entries + j) + 1) << 8;
             return entry as usize + (256 * (bone / 256)..bone).filter(|&o| in_set(s, o)).count();
         }
         (0..bone).filter(|&o| in_set(s, o)).count()
