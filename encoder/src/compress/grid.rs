@@ -194,10 +194,24 @@ pub struct Grids {
 }
 
 /// Quantises the constants of `tracks` where their object-space error allows (see
-/// the module documentation) and returns the constant half of the [`Grids`].
-pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precision: f64, share: f64) -> Grids {
-    let mut grids = Grids::default();
-    let budget = precision * share;
+/// the module documentation), once for each share of the precision in `shares`:
+/// for each, the tracks with their constants quantised and the constant half of the
+/// [`Grids`].
+///
+/// The shares are measured together: a constant's error at a width does not depend
+/// on the share it is compared with, so each (constant, width) is walked once
+/// ([`Reference::standalone_error_between`], answering for every share's limit) and
+/// each share's search reads the errors the others found. The answers are those of
+/// one walk per share and width.
+pub fn quantize_constants(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    precision: f64,
+    shares: &[f64],
+) -> Vec<(Vec<SubTrack>, Grids)> {
+    let mut out: Vec<(Vec<SubTrack>, Grids)> = shares.iter().map(|_| (tracks.to_vec(), Grids::default())).collect();
+    let budget = |share: f64| precision * share;
+    let (lowest, highest) = shares.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
     for kind in SubTrackKind::ALL {
         let members: Vec<usize> = (0..tracks.len())
             .filter(|&i| tracks[i].kind == kind && tracks[i].class == SubTrackClass::Constant)
@@ -213,77 +227,111 @@ pub fn quantize_constants(reference: &Reference, tracks: &mut [SubTrack], precis
                 hi[m] = hi[m].max(tracks[i].constant_exact[m]);
             }
         }
-        let grid_of = |width: u8| ListGrid::spanning_on(kind, lo, hi, top_of(width));
-        // Whether constant `i` on `width` bits holds its budget over the whole clip.
-        let fits = |i: usize, width: u8, scratch: &mut Vec<Affine>| {
-            let Some(grid) = grid_of(width) else { return false };
+        // The grid of each even width (index `width / 2 - 1`).
+        let grids: Vec<Option<ListGrid>> =
+            (1..=MAX_CONSTANT_WIDTH / 2).map(|h| ListGrid::spanning_on(kind, lo, hi, top_of(2 * h))).collect();
+        // Each member's error at each width, `NaN` until walked (above the largest
+        // limit, some value above it).
+        let mut errors: Vec<[f64; WIDTHS]> = vec![[f64::NAN; WIDTHS]; members.len()];
+        // Whether constant `i` on `width` bits holds the budget of `share` over the
+        // whole clip, walking it (for every share at once) the first time.
+        let fits = |i: usize, width: u8, share: f64, known: &mut [f64; WIDTHS], scratch: &mut Vec<Affine>| {
+            let w = usize::from(width / 2 - 1);
             let track = &tracks[i];
-            let (_, value) = on_grid(track, &grid, width);
-            // The value as the decoder gives it, once set as the constant.
-            let local = track.to_local(value);
-            let limit = track.class_error + budget;
-            let samples = 0..reference.sample_count;
-            reference.standalone_error(track.bone, track.part(), samples, limit, scratch, |_| local) <= limit
-        };
-        // Each constant's narrowest width (`None`: not even the widest), found by
-        // halving: the error falls as the grid gets finer. The list's width is then
-        // measured again on every member.
-        let narrowest: Vec<Option<u8>> = members
-            .par_iter()
-            .map_init(Vec::new, |scratch, &i| {
-                if !fits(i, MAX_CONSTANT_WIDTH, scratch) {
-                    return None;
-                }
-                // Widths are even (format 4.1): halving over `width / 2`.
-                let (mut low, mut high) = (1u8, MAX_CONSTANT_WIDTH / 2);
-                while low < high {
-                    let mid = (low + high) / 2;
-                    if fits(i, 2 * mid, scratch) {
-                        high = mid;
-                    } else {
-                        low = mid + 1;
+            if known[w].is_nan() {
+                known[w] = match grids[w] {
+                    None => f64::INFINITY,
+                    Some(grid) => {
+                        let (_, value) = on_grid(track, &grid, width);
+                        // The value as the decoder gives it, once set as the constant.
+                        let local = track.to_local(value);
+                        let samples = 0..reference.sample_count;
+                        let (low, high) = (track.class_error + budget(lowest), track.class_error + budget(highest));
+                        reference.standalone_error_between(track.bone, track.part(), samples, low, high, scratch, |_| {
+                            local
+                        })
                     }
-                }
-                Some(2 * high)
+                };
+            }
+            known[w] <= track.class_error + budget(share)
+        };
+        // Each constant's narrowest width for each share (`None`: not even the
+        // widest), found by halving: the error falls as the grid gets finer. The
+        // list's width is then measured again on every member.
+        let narrowest: Vec<Vec<Option<u8>>> = members
+            .par_iter()
+            .zip(errors.par_iter_mut())
+            .map_init(Vec::new, |scratch, (&i, known)| {
+                shares
+                    .iter()
+                    .map(|&share| {
+                        if !fits(i, MAX_CONSTANT_WIDTH, share, known, scratch) {
+                            return None;
+                        }
+                        // Widths are even (format 4.1): halving over `width / 2`.
+                        let (mut low, mut high) = (1u8, MAX_CONSTANT_WIDTH / 2);
+                        while low < high {
+                            let mid = (low + high) / 2;
+                            if fits(i, 2 * mid, share, known, scratch) {
+                                high = mid;
+                            } else {
+                                low = mid + 1;
+                            }
+                        }
+                        Some(2 * high)
+                    })
+                    .collect()
             })
             .collect();
-        let mut width = list_width(kind, &narrowest);
-        // A rotation that misses its budget on the list's width goes raw to list 1; a
-        // translation or scale list widens until every member holds it, or is raw.
-        while let Some(w) = width {
-            let Some(grid) = grid_of(w) else {
-                width = None;
-                break;
-            };
-            let holds: Vec<bool> = members.par_iter().map_init(Vec::new, |scratch, &i| fits(i, w, scratch)).collect();
-            if kind != SubTrackKind::Rotation && holds.contains(&false) {
-                width = (w < MAX_CONSTANT_WIDTH).then_some(w + 2);
-                continue;
-            }
-            for (&i, holds) in members.iter().zip(holds) {
-                if holds {
-                    let (q, value) = on_grid(&tracks[i], &grid, w);
-                    tracks[i].set_constant(value, Some(q));
-                } else {
-                    tracks[i].components = 4;
-                    let exact = tracks[i].constant_exact;
-                    tracks[i].set_constant(exact, None);
+        for (k, &share) in shares.iter().enumerate() {
+            let (trial, trial_grids) = &mut out[k];
+            let narrowest_here: Vec<Option<u8>> = narrowest.iter().map(|n| n[k]).collect();
+            let mut width = list_width(kind, &narrowest_here);
+            // A rotation that misses its budget on the list's width goes raw to list
+            // 1; a translation or scale list widens until every member holds it, or
+            // is raw.
+            while let Some(w) = width {
+                let Some(grid) = grids[usize::from(w / 2 - 1)] else {
+                    width = None;
+                    break;
+                };
+                let holds: Vec<bool> = members
+                    .par_iter()
+                    .zip(errors.par_iter_mut())
+                    .map_init(Vec::new, |scratch, (&i, known)| fits(i, w, share, known, scratch))
+                    .collect();
+                if kind != SubTrackKind::Rotation && holds.contains(&false) {
+                    width = (w < MAX_CONSTANT_WIDTH).then_some(w + 2);
+                    continue;
                 }
+                for (&i, holds) in members.iter().zip(holds) {
+                    if holds {
+                        let (q, value) = on_grid(&trial[i], &grid, w);
+                        trial[i].set_constant(value, Some(q));
+                    } else {
+                        trial[i].components = 4;
+                        let exact = trial[i].constant_exact;
+                        trial[i].set_constant(exact, None);
+                    }
+                }
+                let list = list_index(kind, 3);
+                trial_grids.constants[list] = Some(grid);
+                trial_grids.constant_widths[list] = w;
+                break;
             }
-            let list = list_index(kind, 3);
-            grids.constants[list] = Some(grid);
-            grids.constant_widths[list] = w;
-            break;
-        }
-        if width.is_none() {
-            for &i in &members {
-                let exact = tracks[i].constant_exact;
-                tracks[i].set_constant(exact, None);
+            if width.is_none() {
+                for &i in &members {
+                    let exact = trial[i].constant_exact;
+                    trial[i].set_constant(exact, None);
+                }
             }
         }
     }
-    grids
+    out
 }
+
+/// How many constant widths there are: the even ones, 2 to [`MAX_CONSTANT_WIDTH`].
+const WIDTHS: usize = MAX_CONSTANT_WIDTH as usize / 2;
 
 /// Bits the constants of `tracks` take on `grids`' widths (raw constants as `f32`),
 /// without the grids and the per-quad byte rounding: what a choice of widths changes.

@@ -610,16 +610,12 @@ fn quantize_constants_measured(
     spans: &[(usize, usize)],
 ) -> grid::Grids {
     let shares = grid::CONSTANT_SHARES;
-    let quantized = |share: f64| {
-        let mut trial = tracks.clone();
-        let mut grids = grid::quantize_constants(reference, &mut trial, precision, share);
-        grid::quantize_ranges(&mut trial, &mut grids);
-        (trial, grids)
-    };
+    let mut trials = grid::quantize_constants(reference, tracks, precision, &shares);
+    for (trial, grids) in &mut trials {
+        grid::quantize_ranges(trial, grids);
+    }
     if !tracks.iter().any(|t| t.class == SubTrackClass::Constant) {
-        let (trial, grids) = quantized(shares[0]);
-        *tracks = trial;
-        return grids;
+        trials.truncate(1);
     }
     let sampled: Vec<usize> = if spans.len() <= SHARE_SAMPLE_SEGMENTS {
         (0..spans.len()).collect()
@@ -644,16 +640,13 @@ fn quantize_constants_measured(
         let scaled = samples * spans.len() as u128 / sampled.len().max(1) as u128;
         scaled + u128::from(grid::constant_bits(trial, grids))
     };
-    let first = quantized(shares[0]);
-    let mut best = (cost(&first.0, &first.1), first);
-    for &share in &shares[1..] {
-        let trial = quantized(share);
-        let c = cost(&trial.0, &trial.1);
-        if c < best.0 {
-            best = (c, trial);
-        }
-    }
-    let (_, (trial, grids)) = best;
+    // The first of the cheapest (`CONSTANT_SHARES` is not empty); without constants,
+    // every share gives the same tracks.
+    let cheapest = match trials.len() {
+        1 => trials.pop().map(|trial| (0, trial)),
+        _ => trials.into_iter().map(|trial| (cost(&trial.0, &trial.1), trial)).min_by_key(|(c, _)| *c),
+    };
+    let Some((_, (trial, grids))) = cheapest else { return grid::Grids::default() };
     *tracks = trial;
     grids
 }

@@ -245,7 +245,30 @@ impl Reference {
         scratch: &mut Vec<Affine>,
         value: impl FnMut(usize) -> Lane4,
     ) -> f64 {
-        self.standalone_walk(bone, part, samples, limit, scratch, |_| false, value)
+        self.standalone_walk(bone, part, samples, (limit, limit), scratch, |_| false, value)
+    }
+
+    /// [`Reference::standalone_error`] answering for every limit in `lowest ..=
+    /// highest` at once: for each such `limit`, the error is within it exactly when
+    /// the result is, with the same answer [`Reference::standalone_error`] gives for
+    /// that limit. A choice tried at several limits (a constant's width, for each
+    /// share of the precision) walks once.
+    ///
+    /// Samples are skipped only where the change bound is within `lowest` (below any
+    /// limit asked, so the skip never turns an answer), and the walk stops above
+    /// `highest`; in between, the errors found are exact.
+    #[allow(clippy::too_many_arguments)]
+    pub fn standalone_error_between(
+        &self,
+        bone: usize,
+        part: usize,
+        samples: impl IntoIterator<Item = usize>,
+        lowest: f64,
+        highest: f64,
+        scratch: &mut Vec<Affine>,
+        value: impl FnMut(usize) -> Lane4,
+    ) -> f64 {
+        self.standalone_walk(bone, part, samples, (lowest, highest.max(lowest)), scratch, |_| false, value)
     }
 
     /// [`Reference::standalone_error`] for `bone`'s rotation when the rotations below
@@ -266,18 +289,20 @@ impl Reference {
         compensates: impl Fn(usize) -> bool,
         value: impl FnMut(usize) -> Lane4,
     ) -> f64 {
-        self.standalone_walk(bone, ROTATION, samples, limit, scratch, compensates, value)
+        self.standalone_walk(bone, ROTATION, samples, (limit, limit), scratch, compensates, value)
     }
 
-    /// The walk of both: `compensates` says which children of `bone` keep their
-    /// orientation (only for a rotation; `|_| false` walks every bone).
+    /// The walk of all three: `compensates` says which children of `bone` keep their
+    /// orientation (only for a rotation; `|_| false` walks every bone). A sample
+    /// whose change bound is within `skip` is not walked, and the walk stops once the
+    /// error exceeds `limit` (`skip <= limit`).
     #[allow(clippy::too_many_arguments)]
     fn standalone_walk(
         &self,
         bone: usize,
         part: usize,
         samples: impl IntoIterator<Item = usize>,
-        limit: f64,
+        (skip, limit): (f64, f64),
         scratch: &mut Vec<Affine>,
         compensates: impl Fn(usize) -> bool,
         mut value: impl FnMut(usize) -> Lane4,
@@ -296,10 +321,10 @@ impl Reference {
             local.parts[part] = v;
             let o = self.object_with(s, bone, &local, part, &mut linear);
             // Every vertex of the subtree moves by at most this much (a compensated
-            // child's origin too): when that is within the limit, the walk below
+            // child's origin too): when that is within `skip`, the walk below
             // cannot find anything above it.
             let bound = change_bound(&self.object[at], &o, self.reach[at]);
-            if bound <= limit {
+            if bound <= skip {
                 worst = worst.max(bound);
                 continue;
             }
