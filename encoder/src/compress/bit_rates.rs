@@ -151,9 +151,57 @@ pub enum Depth {
     Estimate,
 }
 
+/// Where a segment's search stands after step 1 or step 2, to go on from there
+/// ([`optimize_segment`]) instead of starting again: step 1 does not read the
+/// constant and default sub-tracks, so choices that change only those share it, and
+/// an estimate's steps are the full search's first two.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    /// What the search was asked: it goes on only for the same question.
+    target: f64,
+    kept: u32,
+    bounded: u32,
+    /// Step 1's rungs (step 3 keeps a held rotation's).
+    initial: Vec<usize>,
+    /// Each sub-track's rung and code where the search stands.
+    rungs: Vec<usize>,
+    codes: Vec<Option<SegmentCode>>,
+    /// Whether step 2 is done.
+    repaired: bool,
+}
+
+/// Step 1 of the bit-rate search of samples `start..start + count`
+/// ([`optimize_segment`] for the arguments), to go on from with one set of animated
+/// sub-tracks and several of constants.
+#[allow(clippy::too_many_arguments)]
+pub fn first_rates(
+    reference: &Reference,
+    tracks: &[SubTrack],
+    start: usize,
+    count: usize,
+    ranged: bool,
+    target: f64,
+    kept: u32,
+    bounded: u32,
+) -> Checkpoint {
+    let mut seg = Segment::new(reference, tracks, start, count, ranged, target, kept, bounded);
+    seg.initial_rates();
+    Checkpoint {
+        target,
+        kept,
+        bounded,
+        initial: seg.rungs.clone(),
+        rungs: seg.rungs,
+        codes: seg.codes,
+        repaired: false,
+    }
+}
+
 /// Searches the bit rates of samples `start..start + count`, of which those of
 /// `kept` are stored (the others interpolated) and those of `bounded` held to the
-/// target.
+/// target. With `from`, a checkpoint of the same question on the same animated
+/// sub-tracks (and, once repaired, the same constants), the search goes on from it;
+/// a checkpoint of another target or other key frames is not used.
 #[allow(clippy::too_many_arguments)]
 pub fn optimize_segment(
     reference: &Reference,
@@ -165,32 +213,22 @@ pub fn optimize_segment(
     kept: u32,
     bounded: u32,
     depth: Depth,
-) -> SegmentResult {
+    from: Option<&Checkpoint>,
+) -> (SegmentResult, Checkpoint) {
     let bones = reference.bone_count;
-    let mut seg = Segment {
-        reference,
-        tracks,
-        start,
-        count,
-        ranged,
-        target,
-        kept,
-        bounded,
-        rungs: vec![0; tracks.len()],
-        codes: vec![None; tracks.len()],
-        local: Vec::with_capacity(count * bones),
-        local_affine: Vec::new(),
-        object: Vec::new(),
-        stale: vec![false; bones],
-        chain: Vec::new(),
-        versions: vec![0; bones],
-        chains: None,
-        target_versions: vec![0; bones],
-        floor: Vec::new(),
-        lower_memo: LowerMemo { epoch: 0, changed_at: vec![0; bones], failed_at: vec![None; tracks.len()] },
+    let mut seg = Segment::new(reference, tracks, start, count, ranged, target, kept, bounded);
+    let from = from.filter(|c| c.target == target && c.kept == kept && c.bounded == bounded);
+    let (initial, repaired) = match from {
+        Some(c) => {
+            seg.rungs.clone_from(&c.rungs);
+            seg.codes.clone_from(&c.codes);
+            (c.initial.clone(), c.repaired)
+        }
+        None => {
+            seg.initial_rates();
+            (seg.rungs.clone(), false)
+        }
     };
-    seg.initial_rates();
-    let initial = seg.rungs.clone();
     seg.floor = (0..tracks.len()).map(|t| if seg.held(t) { initial[t] } else { 0 }).collect();
     seg.build_pose();
     if compensation::applies(reference) {
@@ -199,7 +237,19 @@ pub fn optimize_segment(
             seg.recode_below(b);
         }
     }
+    // A repaired checkpoint holds every bone within the target: the repair only
+    // checks it.
     let stuck_bone = seg.repair();
+    debug_assert!(!repaired || stuck_bone.is_none());
+    let checkpoint = Checkpoint {
+        target,
+        kept,
+        bounded,
+        initial: initial.clone(),
+        rungs: seg.rungs.clone(),
+        codes: seg.codes.clone(),
+        repaired: true,
+    };
     // Step 3 undoes what the repair did too much. Without compensation and with no
     // raise, there is nothing to undo (every sub-track is at the lowest rung at which
     // it alone is within the target). Passes after the first lower 0.1-0.2 % more
@@ -213,7 +263,45 @@ pub fn optimize_segment(
             }
         }
     }
-    SegmentResult { codes: seg.codes, stuck_bone, kept }
+    (SegmentResult { codes: seg.codes, stuck_bone, kept }, checkpoint)
+}
+
+impl<'a> Segment<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        reference: &'a Reference,
+        tracks: &'a [SubTrack],
+        start: usize,
+        count: usize,
+        ranged: bool,
+        target: f64,
+        kept: u32,
+        bounded: u32,
+    ) -> Segment<'a> {
+        let bones = reference.bone_count;
+        Segment {
+            reference,
+            tracks,
+            start,
+            count,
+            ranged,
+            target,
+            kept,
+            bounded,
+            rungs: vec![0; tracks.len()],
+            codes: vec![None; tracks.len()],
+            local: Vec::with_capacity(count * bones),
+            local_affine: Vec::new(),
+            object: Vec::new(),
+            stale: vec![false; bones],
+            chain: Vec::new(),
+            versions: vec![0; bones],
+            chains: None,
+            target_versions: vec![0; bones],
+            floor: Vec::new(),
+            lower_memo: LowerMemo { epoch: 0, changed_at: vec![0; bones], failed_at: vec![None; tracks.len()] },
+        }
+    }
 }
 
 impl Segment<'_> {

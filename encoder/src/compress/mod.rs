@@ -432,7 +432,7 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         })
         .collect();
     let ranged = segment_count > 1;
-    let mut grids = quantize_constants_measured(&reference, &mut tracks, precision, &spans);
+    let (mut grids, mut checkpoints) = quantize_constants_measured(&reference, &mut tracks, precision, &spans);
     let root_motion = root_motion::block(clip, &reference, motion_bone, looping, in_place.is_some());
     let additive = clip.additive.as_ref().map_or(ossa_decoder::Additive::None, |b| b.format);
     let shape = writer::ClipShape {
@@ -480,18 +480,14 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
                 let shares = if settings.remove_key_frames { &KEY_FRAME_SHARES[..] } else { &KEY_FRAME_SHARES[..1] };
                 let kept_with =
                     |share: f64| key_frames::choose(&reference, &tracks, start, count, targets[i] * share, stripped[i]);
+                // The sampled segments go on from their estimate, where it applies.
+                let from = checkpoints.get(i).and_then(Option::as_ref);
                 let search = |kept: u32| {
+                    let depth = bit_rates::Depth::Full;
                     bit_rates::optimize_segment(
-                        &reference,
-                        &tracks,
-                        start,
-                        count,
-                        ranged,
-                        targets[i],
-                        kept,
-                        bounded,
-                        bit_rates::Depth::Full,
+                        &reference, &tracks, start, count, ranged, targets[i], kept, bounded, depth, from,
                     )
+                    .0
                 };
                 // The first share (none), then each other that leaves out other frames.
                 let first = kept_with(KEY_FRAME_SHARES[0]);
@@ -516,6 +512,9 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         for (i, result) in searched {
             results[i] = Some(result);
         }
+        // The estimates' checkpoints hold for the first searches only: a later one
+        // has another target or other sub-tracks.
+        checkpoints.clear();
         let stuck = results.iter().flatten().find_map(|r| r.stuck_bone);
         if let Some(bone) = stuck {
             if grid::unquantize_chain(&reference, &mut tracks, &mut grids, bone)
@@ -602,19 +601,24 @@ const SHARE_SAMPLE_SEGMENTS: usize = 4;
 /// [`SHARE_SAMPLE_SEGMENTS`] segments spread over the clip searched with every key
 /// frame kept; the share with the fewest constant bits plus sample bits (scaled to
 /// every segment) wins, and its quantised tracks are kept. The clip is then searched
-/// in full.
+/// in full, the sampled segments going on from where the winner's estimate stands
+/// (the returned checkpoints, by segment).
+///
+/// Step 1 of the search reads only the animated sub-tracks, which every share
+/// leaves as they are: it runs once per sampled segment for all shares.
 fn quantize_constants_measured(
     reference: &Reference,
     tracks: &mut Vec<sub_track::SubTrack>,
     precision: f64,
     spans: &[(usize, usize)],
-) -> grid::Grids {
+) -> (grid::Grids, Vec<Option<bit_rates::Checkpoint>>) {
     let shares = grid::CONSTANT_SHARES;
     let mut trials = grid::quantize_constants(reference, tracks, precision, &shares);
     for (trial, grids) in &mut trials {
         grid::quantize_ranges(trial, grids);
     }
-    if !tracks.iter().any(|t| t.class == SubTrackClass::Constant) {
+    let with_constants = tracks.iter().any(|t| t.class == SubTrackClass::Constant);
+    if !with_constants || spans.is_empty() {
         trials.truncate(1);
     }
     let sampled: Vec<usize> = if spans.len() <= SHARE_SAMPLE_SEGMENTS {
@@ -624,31 +628,69 @@ fn quantize_constants_measured(
     };
     let ranged = spans.len() > 1;
     let target = precision * TARGET_MARGIN;
-    let cost = |trial: &[sub_track::SubTrack], grids: &grid::Grids| -> u128 {
-        let samples: u128 = sampled
+    let first: Vec<bit_rates::Checkpoint> = match trials.first() {
+        Some((trial, _)) if trials.len() > 1 => sampled
             .par_iter()
             .with_max_len(1)
             .map(|&i| {
                 let (start, count) = spans[i];
                 let kept = frame_set::all_kept(count);
-                let depth = bit_rates::Depth::Estimate;
-                let result =
-                    bit_rates::optimize_segment(reference, trial, start, count, ranged, target, kept, kept, depth);
-                u128::from(sample_bits(&result, trial))
+                bit_rates::first_rates(reference, trial, start, count, ranged, target, kept, kept)
             })
-            .sum();
+            .collect(),
+        _ => Vec::new(),
+    };
+    // Each share's estimate of each sampled segment, all in one batch (their costs
+    // differ by several times): its sample bits and where its search stands.
+    let pairs: Vec<(usize, usize)> = (0..trials.len()).flat_map(|k| (0..sampled.len()).map(move |j| (k, j))).collect();
+    let mut estimates: Vec<(u64, bit_rates::Checkpoint)> = if trials.len() > 1 {
+        pairs
+            .par_iter()
+            .with_max_len(1)
+            .map(|&(k, j)| {
+                let trial = &trials[k].0;
+                let (start, count) = spans[sampled[j]];
+                let kept = frame_set::all_kept(count);
+                let depth = bit_rates::Depth::Estimate;
+                let (result, checkpoint) = bit_rates::optimize_segment(
+                    reference,
+                    trial,
+                    start,
+                    count,
+                    ranged,
+                    target,
+                    kept,
+                    kept,
+                    depth,
+                    first.get(j),
+                );
+                (sample_bits(&result, trial), checkpoint)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let cost = |k: usize| {
+        let (trial, grids) = &trials[k];
+        let row = &estimates[k * sampled.len()..(k + 1) * sampled.len()];
+        let samples: u128 = row.iter().map(|(bits, _)| u128::from(*bits)).sum();
         let scaled = samples * spans.len() as u128 / sampled.len().max(1) as u128;
         scaled + u128::from(grid::constant_bits(trial, grids))
     };
     // The first of the cheapest (`CONSTANT_SHARES` is not empty); without constants,
-    // every share gives the same tracks.
-    let cheapest = match trials.len() {
-        1 => trials.pop().map(|trial| (0, trial)),
-        _ => trials.into_iter().map(|trial| (cost(&trial.0, &trial.1), trial)).min_by_key(|(c, _)| *c),
-    };
-    let Some((_, (trial, grids))) = cheapest else { return grid::Grids::default() };
+    // every share gives the same tracks, and the full search starts afresh.
+    let best = (0..trials.len()).min_by_key(|&k| if trials.len() > 1 { cost(k) } else { 0 });
+    let Some(best) = best else { return (grid::Grids::default(), Vec::new()) };
+    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = vec![None; spans.len()];
+    if trials.len() > 1 {
+        let row = estimates.drain(best * sampled.len()..(best + 1) * sampled.len());
+        for (&i, (_, checkpoint)) in sampled.iter().zip(row) {
+            checkpoints[i] = Some(checkpoint);
+        }
+    }
+    let (trial, grids) = trials.swap_remove(best);
     *tracks = trial;
-    grids
+    (grids, checkpoints)
 }
 
 /// Makes a bone that bit rates cannot fix fixable: promotes the constant or default
