@@ -333,6 +333,12 @@ impl Reference {
             if worst > limit {
                 return worst;
             }
+            // A changed translation (without an additive base) moves the whole
+            // subtree by one vector, the bone's own shift: every bone below has the
+            // bone's error, up to rounding, and the walk would find nothing more.
+            if part == TRANSLATION && self.base.is_none() {
+                continue;
+            }
             // A compensated child's subtree (contiguous after it) moves as its origin
             // does: its bones are skipped, and `scratch` is only read for bones walked.
             let mut skip_until = 0;
