@@ -252,8 +252,9 @@ fn in_place(bytes: &mut [u8]) {
     bytes[12..16].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// The byte offset of the first constant of `list` (format-spec/tracks.md: the grids
-/// of quantised translation and scale lists, then the lists' values in order).
+/// The byte offset of the first constant of `list` (format-spec/tracks.md: the width
+/// table under CONSTANT_WIDTHS, the grids of quantised translation and scale lists,
+/// then the lists' values in order).
 fn first_constant(bytes: &[u8], list: usize) -> usize {
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
     let (bones, tracks, constants) = (u32_at(24), u32_at(40), u32_at(44));

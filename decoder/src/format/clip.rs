@@ -129,11 +129,7 @@ impl ListStart {
             start.animated_components = components;
             start.quads_before = quads;
             quads = quads.saturating_add(count(true, list).div_ceil(QUAD_LANES as u32));
-            let size = if width != 0 {
-                packed_len(count(false, list), list.components(), width)
-            } else {
-                u64::from(count(false, list)).saturating_mul(format::constant_size(list, raw(list)) as u64)
-            };
+            let size = constants_bytes(list, count(false, list), raw(list), width);
             constant_at = constant_at.saturating_add(u32::try_from(size).unwrap_or(u32::MAX));
             index = index.saturating_add(count(true, list));
             components = components.saturating_add(count(true, list).saturating_mul(list.components()));
@@ -152,13 +148,9 @@ impl ListStart {
     ) -> u64 {
         let last = TrackList::Scale;
         let start = starts.get(last as usize).copied().unwrap_or_default();
-        let n = u64::from(counts.get(format::bitset_index(false, last)).copied().unwrap_or(0));
+        let n = counts.get(format::bitset_index(false, last)).copied().unwrap_or(0);
         let width = widths.get(last as usize).copied().unwrap_or(0);
-        let values = if width != 0 {
-            packed_len(n as u32, last.components(), width)
-        } else {
-            n.saturating_mul(format::constant_size(last, raw_constants & (1 << last as u8) != 0) as u64)
-        };
+        let values = constants_bytes(last, n, raw_constants & (1 << last as u8) != 0, width);
         u64::from(start.constant_at.saturating_sub(at)).saturating_add(values)
     }
 }
@@ -825,6 +817,16 @@ pub(crate) fn validate_segments(
         previous_end = end.saturating_sub(BIT_READ_SLACK as u64);
     }
     Ok(())
+}
+
+/// Bytes of `count` constants of `list`: packed on `width` bits (4.1), or else 16-bit
+/// words or `f32` (`raw`) each.
+fn constants_bytes(list: TrackList, count: u32, raw: bool, width: u8) -> u64 {
+    if width != 0 {
+        packed_len(count, list.components(), width)
+    } else {
+        u64::from(count).saturating_mul(format::constant_size(list, raw) as u64)
+    }
 }
 
 /// Bytes of `count` constants of `components` integers of `width` bits packed by

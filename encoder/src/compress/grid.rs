@@ -130,19 +130,6 @@ impl ListGrid {
             .unwrap_or(guess)
     }
 
-    /// The integer whose value is nearest `v` (decoder arithmetic).
-    pub fn nearest(&self, v: f32, m: usize) -> u16 {
-        let guess = self.guess(v, m);
-        [guess.saturating_sub(1), guess, guess.saturating_add(1)]
-            .into_iter()
-            .min_by(|&a, &b| {
-                (f64::from(self.value(a, m)) - f64::from(v))
-                    .abs()
-                    .total_cmp(&(f64::from(self.value(b, m)) - f64::from(v)).abs())
-            })
-            .unwrap_or(guess)
-    }
-
     /// The largest integer whose value is at most `v` (0 when none is).
     pub fn below(&self, v: f32, m: usize) -> u16 {
         let mut q = self.guess(v, m).saturating_add(1);
@@ -247,9 +234,15 @@ pub fn quantize_constants(
                         let local = track.to_local(value);
                         let samples = 0..reference.sample_count;
                         let (low, high) = (track.class_error + budget(lowest), track.class_error + budget(highest));
-                        reference.standalone_error_between(track.bone, track.part(), samples, low, high, scratch, |_| {
-                            local
-                        })
+                        reference.standalone_error_between(
+                            track.bone,
+                            track.part(),
+                            samples,
+                            low,
+                            high,
+                            scratch,
+                            |_| local,
+                        )
                     }
                 };
             }
