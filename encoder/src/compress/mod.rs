@@ -467,13 +467,15 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
     // four per bone (three classes and one rotation format), so this terminates.
     let mut round = 0;
     loop {
-        let searched: Vec<(usize, bit_rates::SegmentResult)> = (0..spans.len())
-            .filter(|&i| results[i].is_none())
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            // One segment per task: their costs differ by several times, and with the
-            // default halving the last core often finishes a long run alone.
-            .with_max_len(1)
+        // One segment per task, the longest first (a search's cost grows with its
+        // samples; a segment going on from its estimate has little left), each taken
+        // by the next free thread: their costs differ by several times, and a long
+        // one started last leaves the other cores idle.
+        let mut order: Vec<usize> = (0..spans.len()).filter(|&i| results[i].is_none()).collect();
+        order.sort_by_key(|&i| (checkpoints.get(i).is_some_and(Option::is_some), std::cmp::Reverse(spans[i].1)));
+        let searched: Vec<(usize, bit_rates::SegmentResult)> = order
+            .into_iter()
+            .par_bridge()
             .map(|i| {
                 let (start, count) = spans[i];
                 let bounded = frame_set::all_kept(count) & !stripped[i];
