@@ -170,22 +170,28 @@ pub struct Checkpoint {
     repaired: bool,
 }
 
-/// Step 1 of the bit-rate search of samples `start..start + count`
-/// ([`optimize_segment`] for the arguments), to go on from with one set of animated
-/// sub-tracks and several of constants.
-#[allow(clippy::too_many_arguments)]
-pub fn first_rates(
-    reference: &Reference,
-    tracks: &[SubTrack],
-    start: usize,
-    count: usize,
-    ranged: bool,
-    target: f64,
-    kept: u32,
-    bounded: u32,
-) -> Checkpoint {
-    let mut seg = Segment::new(reference, tracks, start, count, ranged, target, kept, bounded);
+/// What a segment's search is asked: the bit rates of samples `start..start +
+/// count` of `tracks`, of which those of `kept` are stored (the others
+/// interpolated) and those of `bounded` held to `target`.
+#[derive(Clone, Copy)]
+pub struct Question<'a> {
+    pub reference: &'a Reference,
+    pub tracks: &'a [SubTrack],
+    pub start: usize,
+    pub count: usize,
+    /// Whether the clip has segment ranges (more than one segment).
+    pub ranged: bool,
+    pub target: f64,
+    pub kept: u32,
+    pub bounded: u32,
+}
+
+/// Step 1 of the bit-rate search, to go on from with one set of animated sub-tracks
+/// and several of constants ([`optimize_segment`]).
+pub fn first_rates(question: &Question) -> Checkpoint {
+    let mut seg = Segment::new(question);
     seg.initial_rates();
+    let Question { target, kept, bounded, .. } = *question;
     Checkpoint {
         target,
         kept,
@@ -197,26 +203,14 @@ pub fn first_rates(
     }
 }
 
-/// Searches the bit rates of samples `start..start + count`, of which those of
-/// `kept` are stored (the others interpolated) and those of `bounded` held to the
-/// target. With `from`, a checkpoint of the same question on the same animated
-/// sub-tracks (and, once repaired, the same constants), the search goes on from it;
-/// a checkpoint of another target or other key frames is not used.
-#[allow(clippy::too_many_arguments)]
-pub fn optimize_segment(
-    reference: &Reference,
-    tracks: &[SubTrack],
-    start: usize,
-    count: usize,
-    ranged: bool,
-    target: f64,
-    kept: u32,
-    bounded: u32,
-    depth: Depth,
-    from: Option<&Checkpoint>,
-) -> (SegmentResult, Checkpoint) {
+/// Searches the bit rates `question` asks for, to `depth`. With `from`, a checkpoint
+/// of the same question on the same animated sub-tracks (and, once repaired, the same
+/// constants), the search goes on from it; a checkpoint of another target or other
+/// key frames is not used.
+pub fn optimize_segment(question: &Question, depth: Depth, from: Option<&Checkpoint>) -> (SegmentResult, Checkpoint) {
+    let Question { reference, tracks, start, count, target, kept, bounded, .. } = *question;
     let bones = reference.bone_count;
-    let mut seg = Segment::new(reference, tracks, start, count, ranged, target, kept, bounded);
+    let mut seg = Segment::new(question);
     let from = from.filter(|c| c.target == target && c.kept == kept && c.bounded == bounded);
     let (initial, repaired) = match from {
         Some(c) => {
@@ -267,17 +261,8 @@ pub fn optimize_segment(
 }
 
 impl<'a> Segment<'a> {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        reference: &'a Reference,
-        tracks: &'a [SubTrack],
-        start: usize,
-        count: usize,
-        ranged: bool,
-        target: f64,
-        kept: u32,
-        bounded: u32,
-    ) -> Segment<'a> {
+    fn new(question: &Question<'a>) -> Segment<'a> {
+        let Question { reference, tracks, start, count, ranged, target, kept, bounded } = *question;
         let bones = reference.bone_count;
         Segment {
             reference,

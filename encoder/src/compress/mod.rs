@@ -485,11 +485,17 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
                 // The sampled segments go on from their estimate, where it applies.
                 let from = checkpoints.get(i).and_then(Option::as_ref);
                 let search = |kept: u32| {
-                    let depth = bit_rates::Depth::Full;
-                    bit_rates::optimize_segment(
-                        &reference, &tracks, start, count, ranged, targets[i], kept, bounded, depth, from,
-                    )
-                    .0
+                    let question = bit_rates::Question {
+                        reference: &reference,
+                        tracks: &tracks,
+                        start,
+                        count,
+                        ranged,
+                        target: targets[i],
+                        kept,
+                        bounded,
+                    };
+                    bit_rates::optimize_segment(&question, bit_rates::Depth::Full, from).0
                 };
                 // The first share (none), then each other that leaves out other frames.
                 let first = kept_with(KEY_FRAME_SHARES[0]);
@@ -642,7 +648,9 @@ fn quantize_constants_measured(
             .map(|&i| {
                 let (start, count) = spans[i];
                 let kept = frame_set::all_kept(count);
-                bit_rates::first_rates(reference, trial, start, count, ranged, target, kept, kept)
+                let question =
+                    bit_rates::Question { reference, tracks: trial, start, count, ranged, target, kept, bounded: kept };
+                bit_rates::first_rates(&question)
             })
             .collect(),
         _ => Vec::new(),
@@ -658,19 +666,10 @@ fn quantize_constants_measured(
                 let trial = &trials[k].0;
                 let (start, count) = spans[sampled[j]];
                 let kept = frame_set::all_kept(count);
-                let depth = bit_rates::Depth::Estimate;
-                let (result, checkpoint) = bit_rates::optimize_segment(
-                    reference,
-                    trial,
-                    start,
-                    count,
-                    ranged,
-                    target,
-                    kept,
-                    kept,
-                    depth,
-                    first.get(j),
-                );
+                let question =
+                    bit_rates::Question { reference, tracks: trial, start, count, ranged, target, kept, bounded: kept };
+                let (result, checkpoint) =
+                    bit_rates::optimize_segment(&question, bit_rates::Depth::Estimate, first.get(j));
                 (sample_bits(&result, trial), checkpoint)
             })
             .collect()
