@@ -207,7 +207,11 @@ pub fn first_rates(question: &Question) -> Checkpoint {
 /// of the same question on the same animated sub-tracks (and, once repaired, the same
 /// constants), the search goes on from it; a checkpoint of another target or other
 /// key frames is not used.
-pub fn optimize_segment(question: &Question, depth: Depth, from: Option<&Checkpoint>) -> (SegmentResult, Checkpoint) {
+pub fn optimize_segment(
+    question: &Question,
+    depth: Depth,
+    from: Option<&Checkpoint>,
+) -> (SegmentResult, Option<Checkpoint>) {
     let Question { reference, tracks, start, count, target, kept, bounded, .. } = *question;
     let bones = reference.bone_count;
     let mut seg = Segment::new(question);
@@ -232,10 +236,11 @@ pub fn optimize_segment(question: &Question, depth: Depth, from: Option<&Checkpo
         }
     }
     // A repaired checkpoint holds every bone within the target: the repair only
-    // checks it.
+    // checks it. A repair that got stuck leaves none (the search is asked again
+    // after a promotion).
     let stuck_bone = seg.repair();
     debug_assert!(!repaired || stuck_bone.is_none());
-    let checkpoint = Checkpoint {
+    let checkpoint = stuck_bone.is_none().then(|| Checkpoint {
         target,
         kept,
         bounded,
@@ -243,7 +248,7 @@ pub fn optimize_segment(question: &Question, depth: Depth, from: Option<&Checkpo
         rungs: seg.rungs.clone(),
         codes: seg.codes.clone(),
         repaired: true,
-    };
+    });
     // Step 3 undoes what the repair did too much. Without compensation and with no
     // raise, there is nothing to undo (every sub-track is at the lowest rung at which
     // it alone is within the target). Passes after the first lower 0.1-0.2 % more

@@ -658,7 +658,7 @@ fn quantize_constants_measured(
     // Each share's estimate of each sampled segment, all in one batch (their costs
     // differ by several times): its sample bits and where its search stands.
     let pairs: Vec<(usize, usize)> = (0..trials.len()).flat_map(|k| (0..sampled.len()).map(move |j| (k, j))).collect();
-    let mut estimates: Vec<(u64, bit_rates::Checkpoint)> = if trials.len() > 1 {
+    let mut estimates: Vec<(u64, Option<bit_rates::Checkpoint>)> = if trials.len() > 1 {
         pairs
             .par_iter()
             .with_max_len(1)
@@ -691,7 +691,7 @@ fn quantize_constants_measured(
     if trials.len() > 1 {
         let row = estimates.drain(best * sampled.len()..(best + 1) * sampled.len());
         for (&i, (_, checkpoint)) in sampled.iter().zip(row) {
-            checkpoints[i] = Some(checkpoint);
+            checkpoints[i] = checkpoint;
         }
     }
     let (trial, grids) = trials.swap_remove(best);
