@@ -32,7 +32,7 @@ use ossa_decoder::format::{SubTrackClass, SubTrackKind};
 
 use super::compensation::{self, Chains};
 use super::reference::Reference;
-use super::sub_track::{encode_samples, span, stored_form, SegmentCode, SubTrack, LADDER};
+use super::sub_track::{encode_samples, span, stored_form, SegmentCode, SubTrack, LADDER, MAX_SEGMENT_SAMPLES};
 use super::values::{Lane4, LocalValues};
 use crate::error_metric::Affine;
 
@@ -56,6 +56,17 @@ struct Saved {
     affine: Vec<Affine>,
     /// Decoded chains, `count` per bone (empty without compensation).
     chains: Vec<glam::DQuat>,
+}
+
+impl Saved {
+    /// Empties it, keeping its capacity for the next trial.
+    fn clear(&mut self) {
+        self.bones.clear();
+        self.codes.clear();
+        self.local.clear();
+        self.affine.clear();
+        self.chains.clear();
+    }
 }
 
 /// The result of one segment's search.
@@ -129,6 +140,8 @@ struct Segment<'a> {
     floor: Vec<usize>,
     /// What step 3's passes remember between them.
     lower_memo: LowerMemo,
+    /// Step 3's record of what a trial changed, kept between trials for its capacity.
+    saved: Saved,
 }
 
 /// Step 3's memory across passes: which trials failed, and what changed since.
@@ -290,6 +303,7 @@ impl<'a> Segment<'a> {
             target_versions: vec![0; bones],
             floor: Vec::new(),
             lower_memo: LowerMemo { epoch: 0, changed_at: vec![0; bones], failed_at: vec![None; tracks.len()] },
+            saved: Saved::default(),
         }
     }
 }
@@ -314,9 +328,10 @@ impl Segment<'_> {
 
     fn code_at(&self, t: usize, rung: usize) -> SegmentCode {
         let track = &self.tracks[t];
-        let mut code = match self.compensated(t) {
+        let mut buffer = [[0.0f32; 4]; MAX_SEGMENT_SAMPLES];
+        let mut code = match self.compensated(t, &mut buffer[..self.count]) {
             Some(samples) => encode_samples(
-                &samples,
+                samples,
                 track.components as usize,
                 track.clip_min,
                 track.clip_extent,
@@ -330,17 +345,18 @@ impl Segment<'_> {
     }
 
     /// The compensated values (stored form) animated rotation `t` is quantised from,
-    /// under its ancestors' current decoded rotations; `None` when it is quantised
-    /// from its source values.
-    fn compensated(&self, t: usize) -> Option<Vec<[f32; 4]>> {
+    /// under its ancestors' current decoded rotations, written into `into` (one per
+    /// segment sample); `None` when it is quantised from its source values.
+    fn compensated<'b>(&self, t: usize, into: &'b mut [[f32; 4]]) -> Option<&'b [[f32; 4]]> {
         let track = &self.tracks[t];
         let chains = self.chains.as_ref()?;
         if track.kind != SubTrackKind::Rotation || track.class != SubTrackClass::Animated {
             return None;
         }
-        (0..self.count)
-            .map(|i| chains.compensated(self.reference, i, track.bone).map(|q| stored_form(track.kind, q)))
-            .collect()
+        for (i, v) in into.iter_mut().enumerate() {
+            *v = stored_form(track.kind, chains.compensated(self.reference, i, track.bone)?);
+        }
+        Some(into)
     }
 
     /// Quantises again, at their rungs, the animated rotations of `a`'s descendants
@@ -600,11 +616,11 @@ impl Segment<'_> {
         }
         let bones = self.reference.bone_count;
         candidate.affine.clear();
-        for (i, &v) in candidate.values.iter().enumerate() {
+        candidate.affine.extend(candidate.values.iter().enumerate().map(|(i, &v)| {
             let mut local = self.local[i * bones + a];
             local.parts[track.part()] = v;
-            candidate.affine.push(self.reference.affine_of(self.start + i, a, &local));
-        }
+            self.reference.affine_of(self.start + i, a, &local)
+        }));
         candidate.version = self.versions[a];
     }
 
@@ -787,7 +803,7 @@ impl Segment<'_> {
     fn lower_compensated(&mut self, t: usize) -> bool {
         let a = self.tracks[t].bone;
         let subtree = self.reference.hierarchy.subtree(a);
-        let mut saved = Saved::default();
+        let mut saved = std::mem::take(&mut self.saved);
         self.save(a, &mut saved);
         self.install(self.candidate(t, self.rungs[t] - 1));
         // A bone's error depends only on its chain: each bone below is quantised again
@@ -805,11 +821,13 @@ impl Segment<'_> {
             within = self.bone_error(d) <= self.target;
         }
         if !within {
-            self.restore(saved);
+            self.restore(&saved);
             for &d in subtree {
                 self.stale[d] = true;
             }
         }
+        saved.clear();
+        self.saved = saved;
         within
     }
 
@@ -819,10 +837,8 @@ impl Segment<'_> {
         let bones = self.reference.bone_count;
         saved.bones.push(d);
         saved.codes.push((self.rungs[d], self.codes[d].clone()));
-        for i in 0..self.count {
-            saved.local.push(self.local[i * bones + d]);
-            saved.affine.push(self.local_affine[i * bones + d]);
-        }
+        saved.local.extend((0..self.count).map(|i| self.local[i * bones + d]));
+        saved.affine.extend((0..self.count).map(|i| self.local_affine[i * bones + d]));
         if let Some(chains) = &self.chains {
             chains.save(d, &mut saved.chains);
         }
@@ -830,12 +846,12 @@ impl Segment<'_> {
 
     /// Puts back what [`Segment::save`] kept; the caches keyed by the bones' versions
     /// are let go (the caller marks the object-space transforms stale).
-    fn restore(&mut self, saved: Saved) {
+    fn restore(&mut self, saved: &Saved) {
         let bones = self.reference.bone_count;
         let count = self.count;
-        for (k, (&d, (rung, code))) in saved.bones.iter().zip(saved.codes).enumerate() {
-            self.rungs[d] = rung;
-            self.codes[d] = code;
+        for (k, (&d, (rung, code))) in saved.bones.iter().zip(&saved.codes).enumerate() {
+            self.rungs[d] = *rung;
+            self.codes[d].clone_from(code);
             for i in 0..count {
                 self.local[i * bones + d] = saved.local[k * count + i];
                 self.local_affine[i * bones + d] = saved.affine[k * count + i];
