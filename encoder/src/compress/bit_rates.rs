@@ -142,6 +142,13 @@ struct Segment<'a> {
     lower_memo: LowerMemo,
     /// Step 3's record of what a trial changed, kept between trials for its capacity.
     saved: Saved,
+    /// Per bone, whether its rotation is still to be quantised again under its
+    /// ancestors' decoded rotations (compensation): step 2 raises a rotation without
+    /// quantising its whole subtree again at once, since the bones below are often
+    /// raised again before the repair reaches them. A bone's chain is brought up to
+    /// date when the repair reads it ([`Segment::recode_chain`]), the rest when the
+    /// repair ends. An outdated bone's descendants are all outdated.
+    outdated: Vec<bool>,
 }
 
 /// Step 3's memory across passes: which trials failed, and what changed since.
@@ -304,6 +311,7 @@ impl<'a> Segment<'a> {
             floor: Vec::new(),
             lower_memo: LowerMemo { epoch: 0, changed_at: vec![0; bones], failed_at: vec![None; tracks.len()] },
             saved: Saved::default(),
+            outdated: vec![false; bones],
         }
     }
 }
@@ -364,6 +372,36 @@ impl Segment<'_> {
     fn recode_below(&mut self, a: usize) {
         for &d in &self.reference.hierarchy.subtree(a)[1..] {
             self.recode(d);
+        }
+    }
+
+    /// Quantises again the outdated rotations on `b`'s chain (parents first): those
+    /// [`Segment::outdated`] marks.
+    fn recode_chain(&mut self, b: usize) {
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
+        let mut bone = Some(b);
+        while let Some(x) = bone.filter(|&x| self.outdated[x]) {
+            chain.push(x);
+            bone = self.reference.parent(x);
+        }
+        for &x in chain.iter().rev() {
+            self.recode(x);
+            self.outdated[x] = false;
+        }
+        self.chain = chain;
+    }
+
+    /// Quantises again every outdated rotation (parents first).
+    fn recode_outdated(&mut self) {
+        let reference = self.reference;
+        for root in (0..reference.bone_count).filter(|&b| reference.parent(b).is_none()) {
+            for &d in reference.hierarchy.subtree(root) {
+                if self.outdated[d] {
+                    self.recode(d);
+                    self.outdated[d] = false;
+                }
+            }
         }
     }
 
@@ -909,6 +947,7 @@ impl Segment<'_> {
             let mut changed = false;
             for b in 0..bones {
                 loop {
+                    self.recode_chain(b);
                     self.refresh_chain(b);
                     let err = self.bone_error(b);
                     if err <= self.target {
@@ -964,6 +1003,7 @@ impl Segment<'_> {
                         ancestor = self.reference.parent(a);
                     }
                     if candidates.is_empty() {
+                        self.recode_outdated();
                         return Some(b);
                     }
                     // Every candidate's next code was just computed.
@@ -976,13 +1016,23 @@ impl Segment<'_> {
                         // No single step helps: raise every candidate one step.
                         None => candidates.iter().map(|&t| take(t)).collect(),
                     };
+                    // A raised rotation outdates the rotations below it; they are
+                    // quantised again when read (`recode_chain`).
                     for candidate in raised {
-                        self.set_rung(candidate);
+                        let a = self.tracks[candidate.track].bone;
+                        let rotation = self.tracks[candidate.track].kind == SubTrackKind::Rotation;
+                        self.install(candidate);
+                        if rotation && self.compensating() {
+                            for &d in &self.reference.hierarchy.subtree(a)[1..] {
+                                self.outdated[d] = true;
+                            }
+                        }
                     }
                     changed = true;
                 }
             }
             if !changed {
+                self.recode_outdated();
                 return None;
             }
         }
