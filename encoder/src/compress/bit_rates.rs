@@ -248,12 +248,17 @@ pub fn optimize_segment(
         }
     };
     seg.floor = (0..tracks.len()).map(|t| if seg.held(t) { initial[t] } else { 0 }).collect();
-    seg.build_pose();
-    if compensation::applies(reference) {
-        seg.chains = Some(Chains::new(reference, start, count, &seg.local));
-        for b in (0..bones).filter(|&b| reference.parent(b).is_none()) {
-            seg.recode_below(b);
+    let compensating = compensation::applies(reference);
+    if compensating {
+        // Every rotation below a root is quantised again from compensated values, as
+        // the repair reaches its bone.
+        for b in (0..bones).filter(|&b| reference.parent(b).is_some()) {
+            seg.outdated[b] = true;
         }
+    }
+    seg.build_pose();
+    if compensating {
+        seg.chains = Some(Chains::new(reference, start, count, &seg.local));
     }
     // A repaired checkpoint holds every bone within the target: the repair only
     // checks it. A repair that got stuck leaves none (the search is asked again
@@ -574,7 +579,12 @@ impl Segment<'_> {
         }
     }
 
-    /// Lossy local and object-space transforms of every bone at every sample.
+    /// Lossy local values and their affine forms of every bone at every sample; the
+    /// object-space transforms are left stale, made as the search reads them.
+    ///
+    /// An outdated animated rotation ([`Segment::outdated`]) is quantised again before
+    /// anything reads it, its local values and affine forms with it: they are left as
+    /// the source rotation and the identity meanwhile.
     fn build_pose(&mut self) {
         let bones = self.reference.bone_count;
         // A default or constant sub-track has one value in the whole segment, and a
@@ -585,19 +595,27 @@ impl Segment<'_> {
             .collect();
         let still = |b: usize| self.reference.base.is_none() && (0..3).all(|k| fixed[k * bones + b].is_some());
         let still: Vec<bool> = (0..bones).map(still).collect();
+        // Rotations are the first `bones` sub-tracks: `b` is bone `b`'s.
+        let pending: Vec<bool> =
+            (0..bones).map(|b| self.outdated[b] && self.tracks[b].class == SubTrackClass::Animated).collect();
+        let (start, reference) = (self.start, self.reference);
         self.local.clear();
         for i in 0..self.count {
             for b in 0..bones {
-                let parts =
-                    [0, 1, 2].map(|k| fixed[k * bones + b].unwrap_or_else(|| self.lossy_value(k * bones + b, i)));
+                let parts = [0, 1, 2].map(|k| match fixed[k * bones + b] {
+                    Some(v) => v,
+                    None if k == 0 && pending[b] => reference.local[reference.at(start + i, b)].parts[0],
+                    None => self.lossy_value(k * bones + b, i),
+                });
                 self.local.push(LocalValues { parts });
             }
         }
-        let (start, reference) = (self.start, self.reference);
         self.local_affine.clear();
         for j in 0..self.local.len() {
             let (i, b) = (j / bones, j % bones);
-            let affine = if i > 0 && still[b] {
+            let affine = if pending[b] {
+                Affine::IDENTITY
+            } else if i > 0 && still[b] {
                 self.local_affine[j - bones]
             } else {
                 reference.affine_of(start + i, b, &self.local[j])
@@ -605,11 +623,7 @@ impl Segment<'_> {
             self.local_affine.push(affine);
         }
         self.object = vec![Affine::IDENTITY; self.local.len()];
-        for i in 0..self.count {
-            for b in 0..bones {
-                self.update_object(i, b);
-            }
-        }
+        self.stale.fill(true);
     }
 
     fn update_object(&mut self, i: usize, b: usize) {
