@@ -206,6 +206,13 @@ pub struct Question<'a> {
     pub bounded: u32,
 }
 
+impl Checkpoint {
+    /// Whether step 2 is done: the search going on from here has only step 3 left.
+    pub fn repaired(&self) -> bool {
+        self.repaired
+    }
+}
+
 /// Step 1 of the bit-rate search, to go on from with one set of animated sub-tracks
 /// and several of constants ([`optimize_segment`]).
 pub fn first_rates(question: &Question) -> Checkpoint {

@@ -472,7 +472,12 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
         // by the next free thread: their costs differ by several times, and a long
         // one started last leaves the other cores idle.
         let mut order: Vec<usize> = (0..spans.len()).filter(|&i| results[i].is_none()).collect();
-        order.sort_by_key(|&i| (checkpoints.get(i).is_some_and(Option::is_some), std::cmp::Reverse(spans[i].1)));
+        order.sort_by_key(|&i| {
+            (
+                checkpoints.get(i).is_some_and(|c| c.as_ref().is_some_and(bit_rates::Checkpoint::repaired)),
+                std::cmp::Reverse(spans[i].1),
+            )
+        });
         let searched: Vec<(usize, bit_rates::SegmentResult)> = order
             .into_iter()
             .par_bridge()
@@ -617,8 +622,9 @@ const SHARE_SAMPLE_SEGMENTS: usize = 2;
 /// in full, the sampled segments going on from where the winner's estimate stands
 /// (the returned checkpoints, by segment).
 ///
-/// Step 1 of the search reads only the animated sub-tracks, which every share
-/// leaves as they are: it runs once per sampled segment for all shares.
+/// Step 1 of the search reads only the animated sub-tracks and their clip ranges,
+/// which every share leaves as they are: it runs once per segment, for all shares,
+/// beside the constants' quantisation, and every segment's search goes on from it.
 fn quantize_constants_measured(
     reference: &Reference,
     tracks: &mut Vec<sub_track::SubTrack>,
@@ -626,10 +632,41 @@ fn quantize_constants_measured(
     spans: &[(usize, usize)],
 ) -> (grid::Grids, Vec<Option<bit_rates::Checkpoint>>) {
     let shares = grid::CONSTANT_SHARES;
-    let mut trials = grid::quantize_constants(reference, tracks, precision, &shares);
-    for (trial, grids) in &mut trials {
-        grid::quantize_ranges(trial, grids);
-    }
+    let ranged = spans.len() > 1;
+    let target = precision * TARGET_MARGIN;
+    // Step 1 of every segment runs beside the constants' quantisation: it reads only
+    // the animated sub-tracks and their clip ranges, which no share changes.
+    let (mut trials, first) = rayon::join(
+        || {
+            let mut trials = grid::quantize_constants(reference, tracks, precision, &shares);
+            for (trial, grids) in &mut trials {
+                grid::quantize_ranges(trial, grids);
+            }
+            trials
+        },
+        || {
+            let mut animated = tracks.clone();
+            grid::quantize_ranges(&mut animated, &mut grid::Grids::default());
+            spans
+                .par_iter()
+                .with_max_len(1)
+                .map(|&(start, count)| {
+                    let kept = frame_set::all_kept(count);
+                    let question = bit_rates::Question {
+                        reference,
+                        tracks: &animated,
+                        start,
+                        count,
+                        ranged,
+                        target,
+                        kept,
+                        bounded: kept,
+                    };
+                    bit_rates::first_rates(&question)
+                })
+                .collect::<Vec<_>>()
+        },
+    );
     let with_constants = tracks.iter().any(|t| t.class == SubTrackClass::Constant);
     if !with_constants || spans.is_empty() {
         trials.truncate(1);
@@ -638,22 +675,6 @@ fn quantize_constants_measured(
         (0..spans.len()).collect()
     } else {
         (0..SHARE_SAMPLE_SEGMENTS).map(|k| (2 * k + 1) * spans.len() / (2 * SHARE_SAMPLE_SEGMENTS)).collect()
-    };
-    let ranged = spans.len() > 1;
-    let target = precision * TARGET_MARGIN;
-    let first: Vec<bit_rates::Checkpoint> = match trials.first() {
-        Some((trial, _)) if trials.len() > 1 => sampled
-            .par_iter()
-            .with_max_len(1)
-            .map(|&i| {
-                let (start, count) = spans[i];
-                let kept = frame_set::all_kept(count);
-                let question =
-                    bit_rates::Question { reference, tracks: trial, start, count, ranged, target, kept, bounded: kept };
-                bit_rates::first_rates(&question)
-            })
-            .collect(),
-        _ => Vec::new(),
     };
     // Each share's estimate of each sampled segment, all in one batch (their costs
     // differ by several times): its sample bits and where its search stands.
@@ -669,7 +690,7 @@ fn quantize_constants_measured(
                 let question =
                     bit_rates::Question { reference, tracks: trial, start, count, ranged, target, kept, bounded: kept };
                 let (result, checkpoint) =
-                    bit_rates::optimize_segment(&question, bit_rates::Depth::Estimate, first.get(j));
+                    bit_rates::optimize_segment(&question, bit_rates::Depth::Estimate, first.get(sampled[j]));
                 (sample_bits(&result, trial), checkpoint)
             })
             .collect()
@@ -684,14 +705,18 @@ fn quantize_constants_measured(
         scaled + u128::from(grid::constant_bits(trial, grids))
     };
     // The first of the cheapest (`CONSTANT_SHARES` is not empty); without constants,
-    // every share gives the same tracks, and the full search starts afresh.
+    // every share gives the same tracks.
     let best = (0..trials.len()).min_by_key(|&k| if trials.len() > 1 { cost(k) } else { 0 });
     let Some(best) = best else { return (grid::Grids::default(), Vec::new()) };
-    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = vec![None; spans.len()];
+    // Every segment goes on from its step 1, a sampled one from the winner's
+    // estimate where it has one (a repair that got stuck leaves none).
+    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = first.into_iter().map(Some).collect();
     if trials.len() > 1 {
         let row = estimates.drain(best * sampled.len()..(best + 1) * sampled.len());
         for (&i, (_, checkpoint)) in sampled.iter().zip(row) {
-            checkpoints[i] = checkpoint;
+            if checkpoint.is_some() {
+                checkpoints[i] = checkpoint;
+            }
         }
     }
     let (trial, grids) = trials.swap_remove(best);
