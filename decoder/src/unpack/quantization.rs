@@ -55,23 +55,48 @@ pub fn decode_components(
     clip_min: [f32; 4],
     clip_extent: [f32; 4],
 ) -> [f32; 4] {
-    if bits == crate::format::RAW_BITS {
-        return stored.map(f32::from_bits);
+    Dequantizer::new(bits, segment_bytes, clip_min, clip_extent).decode(stored)
+}
+
+/// [`decode_components`] for many key frames of one sub-track in one segment: its
+/// bit rate and ranges are made into lanes once, not at every key frame (the
+/// encoder decodes every candidate it tries).
+#[derive(Clone, Copy)]
+pub struct Dequantizer {
+    bits: u8,
+    scale: F32x4,
+    segment: Option<SegmentRange<F32x4>>,
+    min: F32x4,
+    extent: F32x4,
+}
+
+impl Dequantizer {
+    /// The arithmetic of bit rate `bits` with segment range `segment_bytes` (`None`
+    /// in a single-segment clip) and clip range `clip_min`, `clip_extent`.
+    #[inline(always)]
+    pub fn new(bits: u8, segment_bytes: Option<[(u8, u8); 4]>, clip_min: [f32; 4], clip_extent: [f32; 4]) -> Self {
+        let segment = segment_bytes.map(|b| {
+            SegmentRange::new(
+                F32x4::from_u32(b.map(|(lo, _)| u32::from(lo))),
+                F32x4::from_u32(b.map(|(_, hi)| u32::from(hi))),
+            )
+        });
+        let (min, extent) =
+            (F32x4::from_bits(clip_min.map(f32::to_bits)), F32x4::from_bits(clip_extent.map(f32::to_bits)));
+        let scale = F32x4::splat(RECIPROCALS.get(usize::from(bits & 31)).copied().unwrap_or(1.0));
+        Dequantizer { bits, scale, segment, min, extent }
     }
-    let segment = segment_bytes.map(|b| {
-        SegmentRange::new(
-            F32x4::from_u32(b.map(|(lo, _)| u32::from(lo))),
-            F32x4::from_u32(b.map(|(_, hi)| u32::from(hi))),
-        )
-    });
-    let (min, extent) = (F32x4::from_bits(clip_min.map(f32::to_bits)), F32x4::from_bits(clip_extent.map(f32::to_bits)));
-    let v = if bits == 0 {
-        flat(segment.as_ref(), min, extent)
-    } else {
-        let scale = RECIPROCALS.get(usize::from(bits & 31)).copied().unwrap_or(1.0);
-        dequantize(F32x4::from_u32(stored), F32x4::splat(scale), segment.as_ref(), min, extent)
-    };
-    v.to_array()
+
+    /// The decoded components of the integers `stored`.
+    #[inline(always)]
+    pub fn decode(&self, stored: [u32; 4]) -> [f32; 4] {
+        let v = match self.bits {
+            crate::format::RAW_BITS => return stored.map(f32::from_bits),
+            0 => flat(self.segment.as_ref(), self.min, self.extent),
+            _ => dequantize(F32x4::from_u32(stored), self.scale, self.segment.as_ref(), self.min, self.extent),
+        };
+        v.to_array()
+    }
 }
 
 /// The value of a 16-bit quantised integer `q` (a 3.0 constant or clip-range

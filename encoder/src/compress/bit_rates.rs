@@ -453,7 +453,8 @@ impl Segment<'_> {
             let error_at = |code: &SegmentCode, scratch: &mut Vec<Affine>| {
                 let samples =
                     (self.start..self.start + self.count).filter(|s| self.bounded >> (s - self.start) & 1 != 0);
-                let value = |s: usize| track.decode(code, s - self.start, self.ranged);
+                let dequantizer = track.dequantizer(code, self.ranged);
+                let value = |s: usize| track.decode_with(code, s - self.start, &dequantizer);
                 if held {
                     let path = self.path_error(track, code);
                     if path > self.target {
@@ -476,7 +477,7 @@ impl Segment<'_> {
                     (self.start..self.start + self.count).filter(|s| self.bounded >> (s - self.start) & 1 != 0),
                     self.target,
                     scratch,
-                    |s| track.decode(code, s - self.start, self.ranged),
+                    value,
                 )
             };
             let rung = if track.raw_only {
@@ -671,7 +672,7 @@ impl Segment<'_> {
             return;
         }
         if candidate.values.len() != self.count {
-            candidate.values = (0..self.count).map(|i| track.decode(&candidate.code, i, self.ranged)).collect();
+            track.decode_all(&candidate.code, self.count, self.ranged, &mut candidate.values);
         }
         let bones = self.reference.bone_count;
         candidate.affine.clear();

@@ -4,7 +4,7 @@
 
 use ossa_decoder::format::{SubTrackClass, SubTrackKind, TrackList, MAX_SEGMENT_LEN, RAW_BITS};
 use ossa_decoder::interpolation::{interpolate_rotation, interpolate_vector, normalize_rotation, weight_between};
-use ossa_decoder::quantization::{decode_component, decode_components, rotation_from_components};
+use ossa_decoder::quantization::{decode_component, rotation_from_components, Dequantizer};
 
 use super::frame_set::{all_kept, around};
 use super::reference::Reference;
@@ -168,9 +168,25 @@ impl SubTrack {
     /// or, for a sample left out, the decoder's interpolation between the stored key
     /// frames around it.
     pub fn decode(&self, code: &SegmentCode, i: usize, ranged: bool) -> Lane4 {
-        let segment = ranged.then_some(code.range_bytes);
+        self.decode_with(code, i, &self.dequantizer(code, ranged))
+    }
+
+    /// The decoded local value at every segment sample of `code`, into `into`.
+    pub fn decode_all(&self, code: &SegmentCode, count: usize, ranged: bool, into: &mut Vec<Lane4>) {
+        let dequantizer = self.dequantizer(code, ranged);
+        into.clear();
+        into.extend((0..count).map(|i| self.decode_with(code, i, &dequantizer)));
+    }
+
+    /// The decoder's arithmetic for `code`'s integers.
+    pub fn dequantizer(&self, code: &SegmentCode, ranged: bool) -> Dequantizer {
+        Dequantizer::new(code.bits, ranged.then_some(code.range_bytes), self.clip_min, self.clip_extent)
+    }
+
+    /// [`SubTrack::decode`] with `code`'s arithmetic made ([`SubTrack::dequantizer`]).
+    pub fn decode_with(&self, code: &SegmentCode, i: usize, dequantizer: &Dequantizer) -> Lane4 {
         // Components past the stored ones have zero values and ranges: they decode to 0.
-        let stored = |k: usize| decode_components(code.bits, code.values[k], segment, self.clip_min, self.clip_extent);
+        let stored = |k: usize| dequantizer.decode(code.values[k]);
         if code.kept >> i & 1 != 0 {
             return self.to_local(stored(i));
         }
@@ -216,9 +232,22 @@ pub fn encode_samples(
             0.0
         }
     };
+    // Each sample's position in the clip range, made once (the segment range and the
+    // integers both read it). Segments hold at most `MAX_SEGMENT_SAMPLES` samples; a
+    // longer run (none today) would compute it where read.
+    let mut positions = [[0.0f64; 4]; MAX_SEGMENT_SAMPLES];
+    let made = count <= MAX_SEGMENT_SAMPLES;
+    if made {
+        for (p, s) in positions.iter_mut().zip(samples) {
+            for c in 0..n {
+                p[c] = normalized(s[c], c);
+            }
+        }
+    }
+    let position = |i: usize, c: usize| if made { positions[i][c] } else { normalized(samples[i][c], c) };
     if ranged {
         for (c, bytes) in range_bytes.iter_mut().enumerate().take(n) {
-            let (lo, hi) = samples.iter().fold((1.0f64, 0.0f64), |(lo, hi), s| span(lo, hi, normalized(s[c], c)));
+            let (lo, hi) = (0..count).fold((1.0f64, 0.0f64), |(lo, hi), i| span(lo, hi, position(i, c)));
             *bytes = if bits == 0 {
                 // Constant within the segment: the middle of its span, on 16 bits.
                 let mid = ((lo + hi) * 0.5 * 65535.0).round().clamp(0.0, 65535.0) as u16;
@@ -236,8 +265,8 @@ pub fn encode_samples(
     }
     let segment = ranged.then_some(range_bytes);
     let max_q = (1u32 << bits) - 1;
-    let decode = |q: [u32; 4]| decode_components(bits, q, segment, clip_min, clip_extent);
-    for (v, s) in values.iter_mut().zip(samples) {
+    let dequantizer = Dequantizer::new(bits, segment, clip_min, clip_extent);
+    for (i, (v, s)) in values.iter_mut().zip(samples).enumerate() {
         // Position inside the segment range, then the nearest integer, all
         // components at once; then the neighbour on the target's side, with the
         // decoder's own arithmetic. Decoding rises with the integer, so the other
@@ -245,13 +274,13 @@ pub fn encode_samples(
         let mut guess = [0u32; 4];
         for (c, g) in guess.iter_mut().enumerate().take(n) {
             let seg_n = match range_bytes[c] {
-                (a, b) if ranged && b > 0 => (normalized(s[c], c) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
+                (a, b) if ranged && b > 0 => (position(i, c) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
                 _ if ranged => 0.0,
-                _ => normalized(s[c], c),
+                _ => position(i, c),
             };
             *g = round_to_u32(seg_n.clamp(0.0, 1.0) * f64::from(max_q));
         }
-        let decoded = decode(guess);
+        let decoded = dequantizer.decode(guess);
         let mut other = guess;
         for c in 0..n {
             if decoded[c] > s[c] {
@@ -260,7 +289,7 @@ pub fn encode_samples(
                 other[c] = (guess[c] + 1).min(max_q);
             }
         }
-        let other_decoded = decode(other);
+        let other_decoded = dequantizer.decode(other);
         for c in 0..n {
             let closer = (other_decoded[c] - s[c]).abs() < (decoded[c] - s[c]).abs();
             v[c] = if closer { other[c] } else { guess[c] };
