@@ -607,10 +607,19 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
 /// Segments whose bit rates the choice of the constants' share estimates on a long
 /// clip (a clip with at most this many has them all), spread over it. Each costs a
 /// step-2 search per share, of which the winner's goes on into the full search.
-/// On the shared clips at 0.1 / 0.01 / 0.001, 1 segment gives 37,168 / 51,696 / 67,408 bytes, 2 give
-/// 37,168 / 51,696 / 67,312, 3 give 37,168 / 51,696 / 67,392, 4 give 37,168 /
-/// 51,696 / 67,296 and 8 give 37,168 / 51,792 / 67,296: all within 0.2 % of each
-/// other, and 2 is the fewest within 0.05 % of the best at every precision.
+///
+/// Total bytes of the shared clips at 0.1 / 0.01 / 0.001 by the number of segments:
+///
+/// | segments | 0.1    | 0.01   | 0.001  |
+/// |----------|--------|--------|--------|
+/// | 1        | 37,168 | 51,696 | 67,408 |
+/// | 2        | 37,168 | 51,696 | 67,312 |
+/// | 3        | 37,168 | 51,696 | 67,392 |
+/// | 4        | 37,168 | 51,696 | 67,296 |
+/// | 8        | 37,168 | 51,792 | 67,296 |
+///
+/// All are within 0.2 % of each other; 2 is the fewest within 0.05 % of the best at
+/// every precision.
 const SHARE_SAMPLE_SEGMENTS: usize = 2;
 
 /// Quantises the constants of `tracks` (and the clip ranges) on the share of the
@@ -667,9 +676,14 @@ fn quantize_constants_measured(
                 .collect::<Vec<_>>()
         },
     );
+    // Every segment goes on from its step 1.
+    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = first.iter().cloned().map(Some).collect();
+    // Without constants (or segments) every share gives the same tracks: the first.
     let with_constants = tracks.iter().any(|t| t.class == SubTrackClass::Constant);
-    if !with_constants || spans.is_empty() {
-        trials.truncate(1);
+    if !with_constants || spans.is_empty() || trials.len() < 2 {
+        let Some((trial, grids)) = trials.into_iter().next() else { return (grid::Grids::default(), checkpoints) };
+        *tracks = trial;
+        return (grids, checkpoints);
     }
     let sampled: Vec<usize> = if spans.len() <= SHARE_SAMPLE_SEGMENTS {
         (0..spans.len()).collect()
@@ -679,24 +693,20 @@ fn quantize_constants_measured(
     // Each share's estimate of each sampled segment, all in one batch (their costs
     // differ by several times): its sample bits and where its search stands.
     let pairs: Vec<(usize, usize)> = (0..trials.len()).flat_map(|k| (0..sampled.len()).map(move |j| (k, j))).collect();
-    let mut estimates: Vec<(u64, Option<bit_rates::Checkpoint>)> = if trials.len() > 1 {
-        pairs
-            .par_iter()
-            .with_max_len(1)
-            .map(|&(k, j)| {
-                let trial = &trials[k].0;
-                let (start, count) = spans[sampled[j]];
-                let kept = frame_set::all_kept(count);
-                let question =
-                    bit_rates::Question { reference, tracks: trial, start, count, ranged, target, kept, bounded: kept };
-                let (result, checkpoint) =
-                    bit_rates::optimize_segment(&question, bit_rates::Depth::Estimate, first.get(sampled[j]));
-                (sample_bits(&result, trial), checkpoint)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let mut estimates: Vec<(u64, Option<bit_rates::Checkpoint>)> = pairs
+        .par_iter()
+        .with_max_len(1)
+        .map(|&(k, j)| {
+            let trial = &trials[k].0;
+            let (start, count) = spans[sampled[j]];
+            let kept = frame_set::all_kept(count);
+            let question =
+                bit_rates::Question { reference, tracks: trial, start, count, ranged, target, kept, bounded: kept };
+            let (result, checkpoint) =
+                bit_rates::optimize_segment(&question, bit_rates::Depth::Estimate, first.get(sampled[j]));
+            (sample_bits(&result, trial), checkpoint)
+        })
+        .collect();
     let cost = |k: usize| {
         let (trial, grids) = &trials[k];
         let row = &estimates[k * sampled.len()..(k + 1) * sampled.len()];
@@ -704,19 +714,14 @@ fn quantize_constants_measured(
         let scaled = samples * spans.len() as u128 / sampled.len().max(1) as u128;
         scaled + u128::from(grid::constant_bits(trial, grids))
     };
-    // The first of the cheapest (`CONSTANT_SHARES` is not empty); without constants,
-    // every share gives the same tracks.
-    let best = (0..trials.len()).min_by_key(|&k| if trials.len() > 1 { cost(k) } else { 0 });
-    let Some(best) = best else { return (grid::Grids::default(), Vec::new()) };
-    // Every segment goes on from its step 1, a sampled one from the winner's
-    // estimate where it has one (a repair that got stuck leaves none).
-    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = first.into_iter().map(Some).collect();
-    if trials.len() > 1 {
-        let row = estimates.drain(best * sampled.len()..(best + 1) * sampled.len());
-        for (&i, (_, checkpoint)) in sampled.iter().zip(row) {
-            if checkpoint.is_some() {
-                checkpoints[i] = checkpoint;
-            }
+    // The first of the cheapest (there are at least two).
+    let best = (0..trials.len()).min_by_key(|&k| cost(k)).unwrap_or(0);
+    // A sampled segment goes on from the winner's estimate where it has one (a repair
+    // that got stuck leaves none).
+    let row = estimates.drain(best * sampled.len()..(best + 1) * sampled.len());
+    for (&i, (_, checkpoint)) in sampled.iter().zip(row) {
+        if checkpoint.is_some() {
+            checkpoints[i] = checkpoint;
         }
     }
     let (trial, grids) = trials.swap_remove(best);
