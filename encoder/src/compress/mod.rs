@@ -643,19 +643,22 @@ fn quantize_constants_measured(
     let shares = grid::CONSTANT_SHARES;
     let ranged = spans.len() > 1;
     let target = precision * TARGET_MARGIN;
+    // The clip ranges are the animated sub-tracks', which no share changes: they are
+    // quantised once, before the shares copy the tracks.
+    let mut ranges = grid::Grids::default();
+    grid::quantize_ranges(tracks, &mut ranges);
+    let tracks_in: &[sub_track::SubTrack] = tracks;
     // Step 1 of every segment runs beside the constants' quantisation: it reads only
-    // the animated sub-tracks and their clip ranges, which no share changes.
+    // the animated sub-tracks and their clip ranges.
     let (mut trials, first) = rayon::join(
         || {
-            let mut trials = grid::quantize_constants(reference, tracks, precision, &shares);
-            for (trial, grids) in &mut trials {
-                grid::quantize_ranges(trial, grids);
+            let mut trials = grid::quantize_constants(reference, tracks_in, precision, &shares);
+            for (_, grids) in &mut trials {
+                grids.ranges = ranges.ranges;
             }
             trials
         },
         || {
-            let mut animated = tracks.clone();
-            grid::quantize_ranges(&mut animated, &mut grid::Grids::default());
             spans
                 .par_iter()
                 .with_max_len(1)
@@ -663,7 +666,7 @@ fn quantize_constants_measured(
                     let kept = frame_set::all_kept(count);
                     let question = bit_rates::Question {
                         reference,
-                        tracks: &animated,
+                        tracks: tracks_in,
                         start,
                         count,
                         ranged,
@@ -676,12 +679,12 @@ fn quantize_constants_measured(
                 .collect::<Vec<_>>()
         },
     );
-    // Every segment goes on from its step 1.
-    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = first.iter().cloned().map(Some).collect();
-    // Without constants (or segments) every share gives the same tracks: the first.
+    // Without constants (or segments) every share gives the same tracks: the first,
+    // every segment going on from its step 1.
     let with_constants = tracks.iter().any(|t| t.class == SubTrackClass::Constant);
     if !with_constants || spans.is_empty() || trials.len() < 2 {
-        let Some((trial, grids)) = trials.into_iter().next() else { return (grid::Grids::default(), checkpoints) };
+        let checkpoints = first.into_iter().map(Some).collect();
+        let Some((trial, grids)) = trials.into_iter().next() else { return (ranges, checkpoints) };
         *tracks = trial;
         return (grids, checkpoints);
     }
@@ -716,8 +719,9 @@ fn quantize_constants_measured(
     };
     // The first of the cheapest (there are at least two).
     let best = (0..trials.len()).min_by_key(|&k| cost(k)).unwrap_or(0);
-    // A sampled segment goes on from the winner's estimate where it has one (a repair
-    // that got stuck leaves none).
+    // Every segment goes on from its step 1, a sampled one from the winner's estimate
+    // where it has one (a repair that got stuck leaves none).
+    let mut checkpoints: Vec<Option<bit_rates::Checkpoint>> = first.into_iter().map(Some).collect();
     let row = estimates.drain(best * sampled.len()..(best + 1) * sampled.len());
     for (&i, (_, checkpoint)) in sampled.iter().zip(row) {
         if checkpoint.is_some() {
