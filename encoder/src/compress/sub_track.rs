@@ -265,24 +265,33 @@ pub fn encode_samples(
     }
     let segment = ranged.then_some(range_bytes);
     let max_q = (1u32 << bits) - 1;
+    let top = f64::from(max_q);
+    // Per component, the integer of a position is `(position − start) · scale`,
+    // clamped to `0 ..= max_q` and rounded: `start` is where the segment range
+    // begins in the clip range and `scale` spreads it over the integers (0 for a
+    // component the range holds flat, and for the lanes past `n`).
+    let (mut start, mut scale) = ([0.0f64; 4], [0.0f64; 4]);
+    for c in 0..n {
+        (start[c], scale[c]) = match range_bytes[c] {
+            (a, b) if ranged && b > 0 => (f64::from(a) / 255.0, top * 255.0 / f64::from(b)),
+            _ if ranged => (0.0, 0.0),
+            _ => (0.0, top),
+        };
+    }
     let dequantizer = Dequantizer::new(bits, segment, clip_min, clip_extent);
     for (i, (v, s)) in values.iter_mut().zip(samples).enumerate() {
-        // Position inside the segment range, then the nearest integer, all
-        // components at once; then the neighbour on the target's side, with the
-        // decoder's own arithmetic. Decoding rises with the integer, so the other
-        // neighbour can never be closer.
+        // The nearest integer, all components at once (a product where a quotient
+        // was meant may land one integer off); then the neighbour on the target's
+        // side, with the decoder's own arithmetic. Decoding rises with the integer,
+        // so of a guess within one of the nearest integer and that neighbour, the
+        // nearer is the nearest.
         let mut guess = [0u32; 4];
-        for (c, g) in guess.iter_mut().enumerate().take(n) {
-            let seg_n = match range_bytes[c] {
-                (a, b) if ranged && b > 0 => (position(i, c) - f64::from(a) / 255.0) / (f64::from(b) / 255.0),
-                _ if ranged => 0.0,
-                _ => position(i, c),
-            };
-            *g = round_to_u32(seg_n.clamp(0.0, 1.0) * f64::from(max_q));
+        for (c, g) in guess.iter_mut().enumerate() {
+            *g = round_to_u32(((position(i, c) - start[c]) * scale[c]).clamp(0.0, top));
         }
         let decoded = dequantizer.decode(guess);
         let mut other = guess;
-        for c in 0..n {
+        for c in 0..4 {
             if decoded[c] > s[c] {
                 other[c] = guess[c].saturating_sub(1);
             } else if decoded[c] < s[c] {
