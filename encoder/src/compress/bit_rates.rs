@@ -149,6 +149,11 @@ struct Segment<'a> {
     /// date when the repair reads it ([`Segment::recode_chain`]), the rest when the
     /// repair ends. An outdated bone's descendants are all outdated.
     outdated: Vec<bool>,
+    /// Per bone, whether the repair found it within the target on its current
+    /// object-space transforms: cleared whenever they go stale or its rotation
+    /// outdated, so that the repair's passes after the first check again only the
+    /// bones something changed above (a check of the others would find the same).
+    verified: Vec<bool>,
 }
 
 /// Step 3's memory across passes: which trials failed, and what changed since.
@@ -261,6 +266,7 @@ pub fn optimize_segment(
         // the repair reaches its bone.
         for b in (0..bones).filter(|&b| reference.parent(b).is_some()) {
             seg.outdated[b] = true;
+            seg.verified[b] = false;
         }
     }
     seg.build_pose();
@@ -324,6 +330,7 @@ impl<'a> Segment<'a> {
             lower_memo: LowerMemo { epoch: 0, changed_at: vec![0; bones], failed_at: vec![None; tracks.len()] },
             saved: Saved::default(),
             outdated: vec![false; bones],
+            verified: vec![false; bones],
         }
     }
 }
@@ -632,6 +639,7 @@ impl Segment<'_> {
         }
         self.object = vec![Affine::IDENTITY; self.local.len()];
         self.stale.fill(true);
+        self.verified.fill(false);
     }
 
     fn update_object(&mut self, i: usize, b: usize) {
@@ -775,6 +783,7 @@ impl Segment<'_> {
         if !self.stale[a] {
             for &d in self.reference.hierarchy.subtree(a) {
                 self.stale[d] = true;
+                self.verified[d] = false;
             }
         }
     }
@@ -884,6 +893,7 @@ impl Segment<'_> {
             self.restore(&saved);
             for &d in subtree {
                 self.stale[d] = true;
+                self.verified[d] = false;
             }
         }
         saved.clear();
@@ -969,10 +979,16 @@ impl Segment<'_> {
             let mut changed = false;
             for b in 0..bones {
                 loop {
+                    // Unchanged since it was found within: its chain is up to date
+                    // (a stale or outdated bone's descendants are so too).
+                    if self.verified[b] && !self.stale[b] && !self.outdated[b] {
+                        break;
+                    }
                     self.recode_chain(b);
                     self.refresh_chain(b);
                     let err = self.bone_error(b);
                     if err <= self.target {
+                        self.verified[b] = true;
                         break;
                     }
                     // Walk up the chain; `below` carries the transform from the
@@ -1047,6 +1063,7 @@ impl Segment<'_> {
                         if rotation && self.compensating() {
                             for &d in &self.reference.hierarchy.subtree(a)[1..] {
                                 self.outdated[d] = true;
+                                self.verified[d] = false;
                             }
                         }
                     }
