@@ -91,6 +91,26 @@ pub fn vertex_error(reference: &[[f64; 3]; 3], lossy: &[[f64; 3]; 3]) -> f64 {
     }
 }
 
+/// [`vertex_error`] of the virtual vertices at `shell` of two object-space
+/// transforms, from their difference: vertex `k` differs by `shell` times the
+/// difference of column `k` plus the difference of the translations, which is
+/// what subtracting the moved vertices gives, with less work and less cancellation.
+#[inline]
+pub fn transform_error(reference: &Affine, lossy: &Affine, shell: f64) -> f64 {
+    let dt = [reference.t[0] - lossy.t[0], reference.t[1] - lossy.t[1], reference.t[2] - lossy.t[2]];
+    let mut worst = 0.0f64;
+    for (a, b) in reference.m.iter().zip(&lossy.m) {
+        let d = [(a[0] - b[0]) * shell + dt[0], (a[1] - b[1]) * shell + dt[1], (a[2] - b[2]) * shell + dt[2]];
+        worst = worst.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    // NaN anywhere must read as an unbounded error, not vanish in `max`.
+    if worst.is_nan() {
+        f64::INFINITY
+    } else {
+        worst.sqrt()
+    }
+}
+
 /// Object-space transforms of every bone from local ones (`parents[b] < b`).
 pub fn to_object_space(local: &[Affine], parents: &[Option<usize>], out: &mut Vec<Affine>) {
     out.clear();

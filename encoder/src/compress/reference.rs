@@ -16,7 +16,7 @@ use ossa_decoder::Additive;
 use super::additive;
 use super::hierarchy::Hierarchy;
 use super::values::{default_value, Lane4, LocalValues};
-use crate::error_metric::{vertex_error, Affine};
+use crate::error_metric::{transform_error, Affine};
 use crate::memory::{self, OutOfMemory};
 use crate::raw_clip::{normalize, RawClip};
 
@@ -221,7 +221,7 @@ impl Reference {
     /// Error of `bone` at `sample` given its lossy object-space transform.
     #[inline]
     pub fn error(&self, sample: usize, bone: usize, lossy_object: &Affine) -> f64 {
-        vertex_error(&self.vertices(sample, bone), &lossy_object.vertices(self.shells[bone]))
+        transform_error(&self.object[self.at(sample, bone)], lossy_object, self.shells[bone])
     }
 
     /// The largest error over `bone`'s subtree at `samples` when only one sub-track
@@ -561,7 +561,9 @@ mod tests {
                     }
                 }
                 let moved = (bone..parents.len())
-                    .map(|d| vertex_error(&object[d].vertices(shells[d]), &lossy[d].vertices(shells[d])))
+                    .map(|d| {
+                        crate::error_metric::vertex_error(&object[d].vertices(shells[d]), &lossy[d].vertices(shells[d]))
+                    })
                     .fold(0.0f64, f64::max);
                 assert!(moved > 0.0 && moved <= bound, "round {round} bone {bone}: moved {moved}, bound {bound}");
                 tightest = tightest.min(bound / moved);
