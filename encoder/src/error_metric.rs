@@ -74,41 +74,27 @@ impl Affine {
     }
 }
 
-/// The error of one bone: the largest distance between matching vertices.
-#[inline]
-pub fn vertex_error(reference: &[[f64; 3]; 3], lossy: &[[f64; 3]; 3]) -> f64 {
-    let mut worst = 0.0f64;
-    for (a, b) in reference.iter().zip(lossy) {
-        let (dx, dy, dz) = (a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-        let d = dx * dx + dy * dy + dz * dz;
-        worst = worst.max(d);
-    }
-    // NaN anywhere must read as an unbounded error, not vanish in `max`.
-    if worst.is_nan() {
-        f64::INFINITY
-    } else {
-        worst.sqrt()
-    }
-}
-
-/// [`vertex_error`] of the virtual vertices at `shell` of two object-space
-/// transforms, from their difference: vertex `k` differs by `shell` times the
-/// difference of column `k` plus the difference of the translations, which is
-/// what subtracting the moved vertices gives, with less work and less cancellation.
+/// The error of one bone: the largest distance between its virtual vertices at
+/// `shell` moved by the `reference` and by the `lossy` object-space transforms
+/// ([`Affine::vertices`]). It is computed from the transforms' difference: vertex
+/// `k` moves by `shell` times the difference of column `k` plus the difference of
+/// the translations, which is what subtracting the moved vertices gives, with less
+/// work and less cancellation.
 #[inline]
 pub fn transform_error(reference: &Affine, lossy: &Affine, shell: f64) -> f64 {
     let dt = [reference.t[0] - lossy.t[0], reference.t[1] - lossy.t[1], reference.t[2] - lossy.t[2]];
     let mut worst = 0.0f64;
     for (a, b) in reference.m.iter().zip(&lossy.m) {
         let d = [(a[0] - b[0]) * shell + dt[0], (a[1] - b[1]) * shell + dt[1], (a[2] - b[2]) * shell + dt[2]];
-        worst = worst.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        // NaN must read as an unbounded error: `max` would drop it for the other
+        // operand.
+        if d2.is_nan() {
+            return f64::INFINITY;
+        }
+        worst = worst.max(d2);
     }
-    // NaN anywhere must read as an unbounded error, not vanish in `max`.
-    if worst.is_nan() {
-        f64::INFINITY
-    } else {
-        worst.sqrt()
-    }
+    worst.sqrt()
 }
 
 /// Object-space transforms of every bone from local ones (`parents[b] < b`).
@@ -137,5 +123,25 @@ mod tests {
         assert!((p[0] - 1.0).abs() < 1e-12 && (p[1] - 2.0).abs() < 1e-12, "{p:?}");
         let v = parent.vertices(3.0);
         assert!((v[0][1] - 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn transform_error_is_the_largest_distance_between_moved_vertices() {
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let reference = Affine::from_parts([0.0, 0.0, h, h], [1.0, 2.0, 3.0], [1.0, 2.0, 0.5]);
+        let lossy = Affine::from_parts([0.01, -0.02, h, h], [1.1, 2.0, 2.9], [1.0, 2.1, 0.5]);
+        let (a, b) = (reference.vertices(3.0), lossy.vertices(3.0));
+        let direct = (0..3)
+            .map(|k| ((a[k][0] - b[k][0]).powi(2) + (a[k][1] - b[k][1]).powi(2) + (a[k][2] - b[k][2]).powi(2)).sqrt())
+            .fold(0.0, f64::max);
+        let error = transform_error(&reference, &lossy, 3.0);
+        assert!(direct > 0.1 && (error - direct).abs() < 1e-12, "{error} against {direct}");
+        assert_eq!(transform_error(&reference, &reference, 3.0), 0.0);
+        // A NaN in any vertex, first or last, is an unbounded error.
+        for k in 0..3 {
+            let mut broken = lossy;
+            broken.m[k][1] = f64::NAN;
+            assert_eq!(transform_error(&reference, &broken, 3.0), f64::INFINITY, "column {k}");
+        }
     }
 }

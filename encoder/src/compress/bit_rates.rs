@@ -266,7 +266,6 @@ pub fn optimize_segment(
         // the repair reaches its bone.
         for b in (0..bones).filter(|&b| reference.parent(b).is_some()) {
             seg.outdated[b] = true;
-            seg.verified[b] = false;
         }
     }
     seg.build_pose();

@@ -561,9 +561,7 @@ mod tests {
                     }
                 }
                 let moved = (bone..parents.len())
-                    .map(|d| {
-                        crate::error_metric::vertex_error(&object[d].vertices(shells[d]), &lossy[d].vertices(shells[d]))
-                    })
+                    .map(|d| transform_error(&object[d], &lossy[d], shells[d]))
                     .fold(0.0f64, f64::max);
                 assert!(moved > 0.0 && moved <= bound, "round {round} bone {bone}: moved {moved}, bound {bound}");
                 tightest = tightest.min(bound / moved);
