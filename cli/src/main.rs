@@ -51,8 +51,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Builds rayon's global pool with this thread as one of its workers, and one more
-/// worker per core besides it (unless `RAYON_NUM_THREADS` says how many in all).
+/// Builds the rayon pool every parallel step of the command runs on, with this
+/// thread as one of its workers, and one more worker per core besides it (unless
+/// `RAYON_NUM_THREADS` says how many in all).
 ///
 /// Why not rayon's default (one worker per core, this thread blocked while they
 /// work): the compressor alternates short serial steps on this thread with short
@@ -64,14 +65,25 @@ fn main() -> ExitCode {
 /// less (medians of 101 alternating runs, 2 cores; this thread in the pool with one
 /// worker per core in all was slower than rayon's default). The output does not
 /// depend on the thread count.
+///
+/// Why a pool of this thread's rather than rayon's global one: building the global
+/// pool waits until every worker has started, and starting a thread took about
+/// 0.1 ms here. This thread being one of its workers, the pool serves every parallel
+/// step it starts all the same, and the workers start while it goes on reading the
+/// input: 2.2 % less time for a 1.3 MB clip, 2.1 % for a 1.6 MB one (medians of 101
+/// and 61 alternating runs). The pool is never dropped: it lives as long as the
+/// process, as the global one would.
 fn start_thread_pool() {
     let threads = std::env::var("RAYON_NUM_THREADS")
         .ok()
         .and_then(|n| n.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()) + 1);
-    // An error only says that the pool exists already.
-    let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global();
+    // Without a pool (no thread could start), rayon makes its global one when first
+    // asked.
+    if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build() {
+        std::mem::forget(pool);
+    }
 }
 
 /// Asks glibc's allocator to serve blocks of up to 32 MiB from its heaps, where a
