@@ -608,19 +608,20 @@ pub fn encode<'c>(clip: &'c RawClip, settings: &Settings) -> Result<Encoded<'c>,
 /// clip (a clip with at most this many has them all), spread over it. Each costs a
 /// step-2 search per share, of which the winner's goes on into the full search.
 ///
-/// Total bytes of the shared clips at 0.1 / 0.01 / 0.001 by the number of segments:
+/// Total bytes by the number of segments (`generalisation 0.1 0.01 0.001`: the 18
+/// shared clips / their 108 variants):
 ///
-/// | segments | 0.1    | 0.01   | 0.001  |
-/// |----------|--------|--------|--------|
-/// | 1        | 37,168 | 51,696 | 67,408 |
-/// | 2        | 37,168 | 51,696 | 67,312 |
-/// | 3        | 37,168 | 51,696 | 67,392 |
-/// | 4        | 37,168 | 51,696 | 67,296 |
-/// | 8        | 37,168 | 51,792 | 67,296 |
+/// | segments | 0.1              | 0.01             | 0.001            |
+/// |----------|------------------|------------------|------------------|
+/// | 1        | 37,168 / 259,808 | 51,680 / 438,832 | 67,408 / 598,448 |
+/// | 2        | 37,168 / 259,088 | 51,680 / 438,064 | 67,312 / 598,960 |
+/// | 3        | 37,168 / 258,784 | 51,680 / 437,968 | 67,392 / 598,432 |
 ///
-/// All are within 0.2 % of each other; 2 is the fewest within 0.05 % of the best at
-/// every precision.
-const SHARE_SAMPLE_SEGMENTS: usize = 2;
+/// At each precision the three are within 0.35 % of each other (1 against 3 at 0.1,
+/// clips and variants together; 0.13 % over all three precisions), while each segment
+/// more costs 3.4 % of the instructions of compressing 49_15 (146.0 M with one, 151.2 M
+/// with two): one, the middle one.
+const SHARE_SAMPLE_SEGMENTS: usize = 1;
 
 /// Quantises the constants of `tracks` (and the clip ranges) on the share of the
 /// precision ([`grid::CONSTANT_SHARES`]) that measures best for this clip: for each
