@@ -597,6 +597,7 @@ pub fn length(v: [f64; 3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw_clip::{Bone, BoneTrack, RawTransform, RootPlacement, SourceSkeleton};
 
     /// A small deterministic generator: the test needs varied numbers, not quality.
     struct Numbers(u64);
@@ -611,6 +612,40 @@ mod tests {
             let s = [scale * (1.0 + self.next() * 0.5), scale * (1.0 + self.next() * 0.5), scale * self.next()];
             Affine::from_parts(q, t, s)
         }
+    }
+
+    /// The reference of a clip of `parents`' hierarchy whose root the source places
+    /// in a scene (rotated, scaled unevenly, moved), each bone's samples from `track`.
+    fn placed_reference(
+        parents: &[Option<usize>],
+        shell: impl Fn(usize) -> f64,
+        samples: usize,
+        mut track: impl FnMut() -> BoneTrack,
+    ) -> Reference {
+        let bones: Vec<Bone> = parents
+            .iter()
+            .enumerate()
+            .map(|(i, &parent)| Bone {
+                name: format!("b{i}"),
+                parent,
+                shell_distance: shell(i),
+                bind_pose: RawTransform::IDENTITY,
+            })
+            .collect();
+        let tracks: Vec<BoneTrack> = parents.iter().map(|_| track()).collect();
+        let placement =
+            RootPlacement { bone: 0, matrix: [0.0, -2.0, 0.0, 1.0, 2.0, 0.0, 0.0, -3.0, 0.0, 0.0, 2.0, 0.5] };
+        let source = SourceSkeleton { root_placements: vec![placement], ..Default::default() };
+        let clip = RawClip {
+            name: "placed".into(),
+            sample_rate: 30.0,
+            sample_count: samples,
+            bones,
+            tracks,
+            additive: None,
+            source,
+        };
+        Reference::new(&clip).unwrap()
     }
 
     #[test]
@@ -682,41 +717,21 @@ mod tests {
     /// non-uniform and negative scales.
     #[test]
     fn no_vertex_moves_further_than_the_constant_levers_say() {
-        use crate::raw_clip::{Bone, BoneTrack, RawTransform, RootPlacement};
         let mut numbers = Numbers(13);
         let samples = 8;
         let parents = [None, Some(0), Some(1), Some(2), Some(1), Some(0)];
-        let bones: Vec<Bone> = parents
-            .into_iter()
-            .enumerate()
-            .map(|(i, parent)| Bone {
-                name: format!("b{i}"),
-                parent,
-                shell_distance: 1.0 + i as f64,
-                bind_pose: RawTransform::IDENTITY,
-            })
-            .collect();
-        let tracks: Vec<BoneTrack> = (0..bones.len())
-            .map(|_| BoneTrack {
+        let reference = placed_reference(
+            &parents,
+            |b| 1.0 + b as f64,
+            samples,
+            || BoneTrack {
                 rotations: (0..samples)
                     .map(|_| normalize([numbers.next(), numbers.next(), numbers.next(), numbers.next()]).unwrap())
                     .collect(),
                 translations: (0..samples).map(|_| [numbers.next() * 10.0, numbers.next() * 5.0, 1.0]).collect(),
                 scales: (0..samples).map(|_| [1.0 + numbers.next() * 0.5, -1.5, 1.0 + numbers.next() * 0.3]).collect(),
-            })
-            .collect();
-        let mut clip = RawClip {
-            name: "levers".into(),
-            sample_rate: 30.0,
-            sample_count: samples,
-            bones,
-            tracks,
-            additive: None,
-            source: Default::default(),
-        };
-        clip.source.root_placements =
-            vec![RootPlacement { bone: 0, matrix: [0.0, -2.0, 0.0, 1.0, 2.0, 0.0, 0.0, -3.0, 0.0, 0.0, 2.0, 0.5] }];
-        let reference = Reference::new(&clip).unwrap();
+            },
+        );
         // Object transforms of every bone at `sample` with `bone`'s `part` set to `value`.
         let pose = |sample: usize, bone: usize, part: usize, value: Lane4| {
             let mut object: Vec<Affine> = Vec::new();
@@ -777,40 +792,21 @@ mod tests {
     /// placed in a scene and below, with scales and zeros of both signs.
     #[test]
     fn object_with_is_the_plain_composition_bit_for_bit() {
-        use crate::raw_clip::{Bone, BoneTrack, RawTransform, RootPlacement};
         let mut numbers = Numbers(11);
         let samples = 6;
-        let bones: Vec<Bone> = [None, Some(0), Some(1), Some(0)]
-            .into_iter()
-            .enumerate()
-            .map(|(i, parent)| Bone {
-                name: format!("b{i}"),
-                parent,
-                shell_distance: 2.0,
-                bind_pose: RawTransform::IDENTITY,
-            })
-            .collect();
-        let tracks: Vec<BoneTrack> = (0..bones.len())
-            .map(|_| BoneTrack {
+        let parents = [None, Some(0), Some(1), Some(0)];
+        let reference = placed_reference(
+            &parents,
+            |_| 2.0,
+            samples,
+            || BoneTrack {
                 rotations: (0..samples)
                     .map(|_| normalize([numbers.next(), numbers.next(), -0.0, numbers.next()]).unwrap())
                     .collect(),
                 translations: (0..samples).map(|_| [numbers.next() * 10.0, 0.0, -0.0]).collect(),
                 scales: (0..samples).map(|_| [1.0 + numbers.next() * 0.5, 1.0, 2.0]).collect(),
-            })
-            .collect();
-        let mut clip = RawClip {
-            name: "shortcuts".into(),
-            sample_rate: 30.0,
-            sample_count: samples,
-            bones,
-            tracks,
-            additive: None,
-            source: Default::default(),
-        };
-        clip.source.root_placements =
-            vec![RootPlacement { bone: 0, matrix: [0.0, -2.0, 0.0, 1.0, 2.0, 0.0, 0.0, -3.0, 0.0, 0.0, 2.0, 0.5] }];
-        let reference = Reference::new(&clip).unwrap();
+            },
+        );
         let bits = |a: &Affine| (a.m.map(|c| c.map(f64::to_bits)), a.t.map(f64::to_bits));
         let values: [Lane4; 5] = [
             [0.25, -0.0, 0.5, 0.8],
