@@ -530,8 +530,8 @@ pub fn change_bound(reference: &Affine, lossy: &Affine, reach: f64) -> f64 {
 /// Per unit of change of one constant part of a bone's local transform, the most its
 /// subtree's virtual vertices move at any sample ([`Reference::constant_levers`]):
 /// with `P` the parent's object-space linear part, `S` the bone's scale and `r` its
-/// reach ([`reach_of_sample`]), a local linear change `ΔM` and translation change
-/// `Δt` move a vertex by at most `‖P‖₂ (‖ΔM‖_F r + |Δt|)`.
+/// reach (the bound the reference keeps per bone and sample), a local linear change
+/// `ΔM` and translation change `Δt` move a vertex by at most `‖P‖₂ (‖ΔM‖_F r + |Δt|)`.
 #[derive(Clone, Copy, Debug)]
 pub struct ConstantLevers {
     /// `max ‖P‖₂ r`: a scale change `Δs` gives `‖ΔM‖_F = |Δs|` (unit rotation columns).
