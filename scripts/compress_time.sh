@@ -28,6 +28,13 @@ ms() { # command… → microseconds it took, as a whole process
   echo $((end - start))
 }
 median() { sort -n | awk '{v[NR]=$1} END {m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.1f", m/1000}'; }
+# What else the host ran meanwhile: ossa uses every core and ACL's compressor one,
+# so time taken by other guests (steal) or processes moves the ratio (0.49 against
+# 0.55 on the same build). Linux's first line of /proc/stat: user nice system idle
+# iowait irq softirq steal.
+host_ticks() { [ -r /proc/stat ] && awk '/^cpu / {print $2+$3+$4+$5+$6+$7+$8+$9, $9}' /proc/stat; }
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?")
+before=$(host_ticks || true)
 for clip in "$@"; do
   : >"$T/ossa"; : >"$T/acl"
   for _ in $(seq "$rounds"); do
@@ -38,3 +45,10 @@ for clip in "$@"; do
   awk -v c="$(basename "$clip")" -v o="$o" -v a="$a" -v n="$rounds" \
     'BEGIN {printf "%s: ossa compress %.1f ms, acl_compressor %.1f ms (medians of %d): %.2f x ACL\n", c, o, a, n, o/a}'
 done
+after=$(host_ticks || true)
+if [ -n "$before" ] && [ -n "$after" ]; then
+  # shellcheck disable=SC2086
+  set -- $before $after
+  awk -v load="$load" -v t=$(($3 - $1)) -v steal=$(($4 - $2)) 'BEGIN {
+    if (t > 0) printf "host: load average %s before the runs; %.1f %% of the CPU time during them taken by other guests (steal)\n", load, 100 * steal / t }'
+fi
