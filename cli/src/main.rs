@@ -38,12 +38,22 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         failure::note(format!("ossa: internal error (please report): {msg}"));
     }));
-    temporaries::install();
-    let cli = match Cli::try_parse() {
+    // The signal handler (a thread to start) and the default memory limit (files of
+    // /proc and the control group to read) are set up beside the parsing of the
+    // arguments, on whichever thread of the pool is free: both are done before a
+    // command runs.
+    let (detected, parsed) = rayon::join(
+        || {
+            temporaries::install();
+            MemoryLimit::detect()
+        },
+        Cli::try_parse,
+    );
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    match std::panic::catch_unwind(|| run(cli)) {
+    match std::panic::catch_unwind(|| run(cli, detected)) {
         Ok(Ok(())) | Ok(Err(Failure::ClosedPipe)) => ExitCode::SUCCESS,
         Ok(Err(f)) => {
             f.report();
@@ -133,8 +143,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn run(cli: Cli) -> Result<(), Failure> {
-    let limit = cli.memory_limit.unwrap_or_else(MemoryLimit::detect);
+/// Runs the command, within `--memory-limit` or else the `detected` limit.
+fn run(cli: Cli, detected: MemoryLimit) -> Result<(), Failure> {
+    let limit = cli.memory_limit.unwrap_or(detected);
     match cli.command {
         Command::Compress {
             inputs,
