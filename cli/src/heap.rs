@@ -89,8 +89,9 @@ const MAIN_HEAP_SPAN: usize = 1 << 30;
 pub fn configure() {
     // SAFETY: `mallopt` only sets parameters of glibc's allocator, under its own lock;
     // it takes no pointers, and a refusal (0) leaves the default. `sbrk(0)` only
-    // reads the current end of the main heap. The block is allocated and freed by
-    // glibc's own functions and never read or written. `madvise(MADV_HUGEPAGE)` over
+    // reads the current end of the main heap. The blocks are allocated (and the
+    // first freed) by glibc's own functions and never read or written; the second is
+    // kept for the life of the process. `madvise(MADV_HUGEPAGE)` over
     // pages of the main heap, which lie between the two ends `sbrk` reported, changes
     // no content and no protection, only how the kernel may back them.
     unsafe {
